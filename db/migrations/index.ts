@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as initialSchema from './20261122000000_initial_schema';
+
+/**
+ * Migrations are imported, not read from a folder, so the bundled app carries them.
+ * Add each new migration here, in order.
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '20261122000000_initial_schema': initialSchema,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import type { Db } from '../db/knex';
+import type { Config } from './config';
+import { Authenticator } from './auth';
+import { Mailer } from './mailer';
+import { errorHandler, notFoundHandler } from './error-handler';
+import { createRegistry, openApiDocument } from './openapi';
+import type { RouteDeps } from './route';
+import { apiKeysRouter } from './routes/api-keys';
+import { authRouter } from './routes/auth';
+import { eventsRouter } from './routes/events';
+import { groupsRouter } from './routes/groups';
+
+/** Every resource router, mounted in this order under /api/v1. */
+const ROUTERS = [authRouter, groupsRouter, apiKeysRouter, eventsRouter];
+
+export const API_PREFIX = '/api/v1';
+const JSON_LIMIT = '1mb';
+
+export interface AppOptions {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** Built door screen to serve at `/`; skipped when the folder does not exist. */
+  rendererDir?: string;
+}
+
+export function createApp({ db, config, logger, rendererDir }: AppOptions) {
+  const auth = new Authenticator(db);
+  const mailer = new Mailer(db, config.smtpUrl, logger);
+  const registry = createRegistry();
+  const deps: RouteDeps = { db, config, registry, auth, mailer };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
+
+  const api = express.Router();
+  api.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
+  api.use(express.urlencoded({ limit: JSON_LIMIT, extended: false }));
+  for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
+
+  const document = openApiDocument(registry);
+  api.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  api.use(notFoundHandler);
+  app.use(API_PREFIX, api);
+
+  if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {
+    app.use(express.static(rendererDir, { index: 'index.html', maxAge: '1h' }));
+    // The door screen routes on the client; any other page path gets its shell.
+    app.get(/^\/(?!api\/).*/, (_req, res) => res.sendFile(path.join(rendererDir, 'index.html')));
+  }
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return { app, deps };
+}

@@ -1,0 +1,67 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const ConfigSchema = z
+  .object({
+    db: z.string().min(1),
+    host: z.string().min(1),
+    port: z.coerce.number().int().min(0).max(65535),
+    httpsPort: z.coerce.number().int().min(0).max(65535),
+    adminUsername: z.string().min(1).optional(),
+    adminPassword: z.string().min(1).optional(),
+    smtpUrl: z.string().min(1).optional(),
+    logLevel: z.enum(LOG_LEVELS),
+  })
+  .readonly();
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Where the database lives when nobody says: the per-user data folder of the OS. */
+export function defaultDataDir(): string {
+  const home = os.homedir();
+  if (process.platform === 'win32') return path.join(process.env.APPDATA ?? home, 'Doorlist');
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Doorlist');
+  return path.join(process.env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'doorlist');
+}
+
+/**
+ * The one place that reads DOORLIST_* variables and command-line flags.
+ * Flags win over the environment; both win over defaults.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: string[] = process.argv.slice(2),
+  overrides: Partial<Config> = {},
+): Config {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      db: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'https-port': { type: 'string' },
+    },
+    strict: false,
+    allowPositionals: true,
+  });
+  const parsed = ConfigSchema.safeParse({
+    db: values.db ?? env.DOORLIST_DB ?? path.join(defaultDataDir(), 'doorlist.sqlite'),
+    host: values.host ?? env.DOORLIST_HOST ?? '127.0.0.1',
+    port: values.port ?? env.DOORLIST_PORT ?? 8787,
+    httpsPort: values['https-port'] ?? env.DOORLIST_HTTPS_PORT ?? 8788,
+    adminUsername: env.DOORLIST_ADMIN_USERNAME || undefined,
+    adminPassword: env.DOORLIST_ADMIN_PASSWORD || undefined,
+    smtpUrl: env.DOORLIST_SMTP_URL || undefined,
+    logLevel: env.DOORLIST_LOG_LEVEL ?? 'info',
+    ...overrides,
+  });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid Doorlist configuration: ${problems}`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,44 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpError } from './errors';
+import { MSG } from './schemas/messages';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** The single place that writes an error response. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const { status, body } = describe(err);
+  if (status >= 500) req.log?.error({ err }, 'request failed');
+  else if (status === 503) req.log?.warn({ err }, 'database busy');
+  res.status(status).json(body);
+};
+
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  res.status(404).json({ detail: MSG.notFound });
+};
+
+function describe(err: unknown): { status: number; body: Record<string, unknown> } {
+  if (err instanceof HttpError) return { status: err.status, body: err.body };
+  const parserError = err as BodyParserError;
+  switch (parserError?.type) {
+    case 'entity.parse.failed':
+      return { status: 400, body: { detail: MSG.malformedJson } };
+    case 'entity.too.large':
+      return { status: 413, body: { detail: MSG.bodyTooLarge } };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 400, body: { detail: MSG.unsupportedContentType } };
+  }
+  const code = (err as { code?: string })?.code;
+  // Repositories turn the constraint failures a client can cause into field errors; this
+  // net keeps an unforeseen one a 4xx rather than a 500.
+  if (code === 'SQLITE_CONSTRAINT') return { status: 400, body: { detail: MSG.integrityConflict } };
+  if (code === 'SQLITE_BUSY') return { status: 503, body: { detail: MSG.databaseBusy } };
+  if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+    return { status: parserError.status, body: { detail: (err as Error).message } };
+  }
+  return { status: 500, body: { detail: MSG.internalError } };
+}

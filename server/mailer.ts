@@ -1,0 +1,50 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Db } from '../db/knex';
+import { enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../db/repositories/outbox';
+
+export interface Mail {
+  recipient: string;
+  subject: string;
+  body: string;
+}
+
+/**
+ * E-mail goes to the outbox table first (so it is never lost offline) and is delivered
+ * over SMTP when DOORLIST_SMTP_URL is set; without SMTP it simply waits in the outbox.
+ */
+export class Mailer {
+  private readonly transport;
+  private delivering: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    smtpUrl: string | undefined,
+    private readonly logger?: Logger,
+  ) {
+    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+  }
+
+  /** Queue a message; delivery happens in the background and never fails the caller. */
+  async send(mail: Mail): Promise<void> {
+    await enqueueEmail(this.db, mail);
+    this.deliverPending();
+  }
+
+  deliverPending(): Promise<void> {
+    if (!this.transport) return this.delivering;
+    this.delivering = this.delivering.then(() => this.deliver()).catch((err) => this.logger?.warn({ err }, 'outbox delivery failed'));
+    return this.delivering;
+  }
+
+  private async deliver(): Promise<void> {
+    for (const mail of await listUnsentEmails(this.db)) {
+      try {
+        await this.transport!.sendMail({ from: 'Doorlist <doorlist@localhost>', to: mail.recipient, subject: mail.subject, text: mail.body });
+        await markEmailSent(this.db, mail.id);
+      } catch (err) {
+        await markEmailFailed(this.db, mail.id, (err as Error).message);
+      }
+    }
+  }
+}

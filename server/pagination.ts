@@ -1,0 +1,88 @@
+import type { Request } from 'express';
+import { z } from './schemas/zod';
+import { MSG } from './schemas/messages';
+
+export const DEFAULT_PAGE_SIZE = 250;
+export const MAX_PAGE_SIZE = 1000;
+
+const UNIX_SECONDS = /^\d{1,12}(\.\d+)?$/;
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * `timestamp` as Unix seconds or an ISO datetime (UTC when it carries no zone), turned into
+ * the stored form of `modified` so the delta is a plain indexed comparison.
+ */
+export const timestampParam = z
+  .string()
+  .trim()
+  .transform((value, ctx) => {
+    let millis: number;
+    if (UNIX_SECONDS.test(value)) millis = Number(value) * 1000;
+    else if (ISO_DATETIME.test(value)) {
+      const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value);
+      millis = Date.parse(hasZone ? value.replace(' ', 'T') : `${value.replace(' ', 'T')}Z`);
+    } else millis = NaN;
+    if (!Number.isFinite(millis)) {
+      ctx.addIssue({ code: 'custom', message: MSG.invalidTimestamp });
+      return z.NEVER;
+    }
+    return new Date(millis).toISOString();
+  })
+  .openapi({ type: 'string', description: 'Unix seconds or ISO datetime; returns records modified at or after it.' });
+
+export const ListQuery = z.object({
+  page: z.coerce.number({ error: MSG.invalidPage }).int({ error: MSG.invalidPage }).min(1, { error: MSG.invalidPage }).default(1),
+  // Larger pages are clamped to the maximum rather than refused, as the original service does.
+  page_size: z.coerce
+    .number({ error: MSG.invalidInteger })
+    .int({ error: MSG.invalidInteger })
+    .min(1, { error: 'Ensure this value is greater than or equal to 1.' })
+    .default(DEFAULT_PAGE_SIZE)
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+  timestamp: timestampParam.optional(),
+});
+
+export type ListQueryInput = z.output<typeof ListQuery>;
+
+/** What a repository needs to fetch one page. */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  modifiedSince?: string;
+}
+
+export function pageRequest(query: ListQueryInput): PageRequest {
+  return { limit: query.page_size, offset: (query.page - 1) * query.page_size, modifiedSince: query.timestamp };
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+function pageLink(req: Request, page: number): string {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  if (page === 1) url.searchParams.delete('page');
+  else url.searchParams.set('page', String(page));
+  return url.toString();
+}
+
+/** The list envelope: count, absolute next/previous links, results. */
+export function envelope<T>(req: Request, query: ListQueryInput, count: number, results: T[]): Page<T> {
+  const lastPage = Math.max(1, Math.ceil(count / query.page_size));
+  return {
+    count,
+    next: query.page < lastPage ? pageLink(req, query.page + 1) : null,
+    previous: query.page > 1 ? pageLink(req, Math.min(query.page - 1, lastPage)) : null,
+    results,
+  };
+}
+
+/** OpenAPI description of an envelope of `item`. */
+export function envelopeSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(item) })
+    .openapi(name);
+}

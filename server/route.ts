@@ -1,0 +1,154 @@
+import { Router, type Request, type Response } from 'express';
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodType } from 'zod';
+import type { Db } from '../db/knex';
+import type { Config } from './config';
+import type { Authenticator, Caller } from './auth';
+import type { Mailer } from './mailer';
+import { NotFoundError, ValidationError, type FieldErrors } from './errors';
+import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
+import { MSG } from './schemas/messages';
+
+/** What every router is built from; injected so tests run real routers on their own database. */
+export interface RouteDeps {
+  db: Db;
+  config: Config;
+  registry: OpenAPIRegistry;
+  auth: Authenticator;
+  mailer: Mailer;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+type Infer<S> = S extends ZodType ? z.output<S> : undefined;
+
+export interface RouteContext<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  /** Absent only on public routes. */
+  caller: Caller;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodType | undefined, B extends ZodType | undefined> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests`. */
+  path: string;
+  summary: string;
+  tags: string[];
+  /** Public routes skip the Authorization check (only the auth call and the API document). */
+  public?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The spec documents some bodies as query parameters: accept both, the body winning. */
+  bodyAlsoFromQuery?: boolean;
+  /** Set when the handler reads the raw request itself (file uploads). */
+  rawBody?: { contentType: string; description: string };
+  responses: Record<number, string | ResponseConfig>;
+  /** Returns the reply, or nothing when it wrote the response itself (downloads). */
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply | void>;
+}
+
+/** Field errors keyed by the top-level field, as the spec shows them. */
+export function fieldErrorsOf(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? String(issue.path[0]) : 'non_field_errors';
+    (errors[key] ??= []).includes(issue.message) || errors[key].push(issue.message);
+  }
+  return errors;
+}
+
+/** Parses client input with a schema; failures become the spec's 400 field errors. */
+export function parseInput<S extends ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
+  return result.data;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const BODY_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
+
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+function toExpressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean) {
+  const out: Record<string, ResponseConfig> = {};
+  for (const [status, value] of Object.entries(responses)) {
+    out[status] = typeof value === 'string' ? { description: value } : value;
+  }
+  out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
+  if (!isPublic) {
+    out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
+  }
+  return out;
+}
+
+/**
+ * A router for one resource whose routes are declared once: the same zod schemas
+ * validate the request and describe it in the OpenAPI document.
+ */
+export function resourceRouter(deps: RouteDeps) {
+  const router = Router();
+
+  function route<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
+    def: RouteDefinition<P, Q, B>,
+  ): void {
+    deps.registry.registerPath({
+      method: def.method,
+      path: def.path,
+      summary: def.summary,
+      tags: def.tags,
+      security: def.public ? [] : [{ Token: [] }],
+      request: {
+        params: def.params as never,
+        query: def.query as never,
+        body: def.body
+          ? { content: { 'application/json': { schema: def.body } } }
+          : def.rawBody
+            ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+            : undefined,
+      },
+      responses: responseConfigs(def.responses, def.public ?? false),
+    });
+
+    router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+      const caller = def.public ? (undefined as unknown as Caller) : await deps.auth.authenticate(req);
+      let params: unknown;
+      if (def.params) {
+        const parsed = def.params.safeParse(req.params);
+        if (!parsed.success) throw new NotFoundError();
+        params = parsed.data;
+      }
+      const query = def.query ? parseInput(def.query, req.query) : undefined;
+      let body: unknown;
+      if (def.body) {
+        if (hasBody(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
+        const raw = req.body === undefined ? {} : req.body;
+        if (!isPlainObject(raw)) throw new ValidationError({ detail: MSG.bodyNotObject });
+        body = parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw);
+      }
+      const reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
+      if (!reply) return;
+      res.status(reply.status);
+      if (reply.body === undefined) res.end();
+      else res.json(reply.body);
+    });
+  }
+
+  return { router, route };
+}

@@ -1,0 +1,68 @@
+import { deleteApiKey, insertApiKey, listApiKeys, toApiKey } from '../../db/repositories/api-keys';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError } from '../errors';
+import { requireGroup } from '../scope';
+import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyParams } from '../schemas/auth';
+import { GroupParams } from '../schemas/groups';
+import { MSG } from '../schemas/messages';
+import { hashSecret, newSecret } from '../secrets';
+
+const KEY_PREFIX = 'dl_';
+
+export function apiKeysRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  route({
+    method: 'post',
+    path: '/groups/{group_id}/api_keys',
+    summary: 'Create an API key for a group (the key is shown only in this answer)',
+    tags: ['API keys'],
+    params: GroupParams,
+    body: ApiKeyCreate,
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } }, 404: MSG.groupNotFound },
+    handler: async ({ params, body, caller }) => {
+      const group = await requireGroup(deps.db, caller, params.group_id);
+      const key = newSecret(KEY_PREFIX);
+      const id = await insertApiKey(deps.db, {
+        group_id: group.id,
+        name: body.name,
+        key_hash: hashSecret(key),
+        key_prefix: key.slice(0, KEY_PREFIX.length + 5),
+      });
+      return { status: 201, body: { id, name: body.name, key } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/groups/{group_id}/api_keys',
+    summary: "List a group's API keys (never their secrets)",
+    tags: ['API keys'],
+    params: GroupParams,
+    query: ListQuery,
+    responses: { 200: { description: 'Keys', content: { 'application/json': { schema: envelopeSchema(ApiKey, 'ApiKeyList') } } }, 404: MSG.groupNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const group = await requireGroup(deps.db, caller, params.group_id);
+      const { count, rows } = await listApiKeys(deps.db, group.id, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toApiKey)) };
+    },
+  });
+
+  route({
+    method: 'delete',
+    path: '/groups/{group_id}/api_keys/{key_id}',
+    summary: 'Revoke an API key; it stops working at once',
+    tags: ['API keys'],
+    params: ApiKeyParams,
+    responses: { 204: 'Revoked', 404: MSG.apiKeyNotFound },
+    handler: async ({ params, caller }) => {
+      const group = await requireGroup(deps.db, caller, params.group_id);
+      if (!(await deleteApiKey(deps.db, group.id, params.key_id))) throw new NotFoundError(MSG.apiKeyNotFound);
+      deps.auth.forget();
+      return { status: 204 };
+    },
+  });
+
+  return router;
+}

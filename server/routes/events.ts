@@ -1,0 +1,101 @@
+import { duplicateEvent, insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
+import { envelope, envelopeSchema, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { ValidationError } from '../errors';
+import type { Caller } from '../auth';
+import { scopedEvent, scopedGroup } from '../scope';
+import { DetailResponse, IdResponse } from '../schemas/fields';
+import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
+import { MSG } from '../schemas/messages';
+
+export function eventsRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  async function requireOwnGroup(caller: Caller, groupId: number) {
+    const group = await scopedGroup(deps.db, caller, groupId);
+    if (!group) throw new ValidationError({ details: MSG.groupNotFound });
+    return group;
+  }
+
+  route({
+    method: 'post',
+    path: '/events',
+    summary: 'Create an event',
+    tags: ['Events'],
+    body: EventCreate,
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } } },
+    handler: async ({ body, caller }) => {
+      await requireOwnGroup(caller, body.group_id);
+      const id = await insertEvent(deps.db, body);
+      return { status: 201, body: { id } };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}',
+    summary: 'Update an event (every field optional)',
+    tags: ['Events'],
+    params: EventParams,
+    body: EventUpdate,
+    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      if (body.group_id !== undefined) await requireOwnGroup(caller, body.group_id);
+      if ((body.ends ?? event.ends) < (body.starts ?? event.starts)) throw ValidationError.field('ends', MSG.eventEndsBeforeStart);
+      await updateEvent(deps.db, event.id, body);
+      return { status: 200, body: { id: event.id } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events',
+    summary: 'List events (group_id narrows to one group)',
+    tags: ['Events'],
+    query: EventListQuery,
+    responses: { 200: { description: 'Events', content: { 'application/json': { schema: envelopeSchema(Event, 'EventList') } } } },
+    handler: async ({ query, caller, req }) => {
+      const { count, rows } = await listEvents(deps.db, caller.groups, { groupId: query.group_id }, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toEvent)) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}',
+    summary: 'One event',
+    tags: ['Events'],
+    params: EventParams,
+    responses: { 200: { description: 'The event', content: { 'application/json': { schema: Event } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, caller }) => ({ status: 200, body: toEvent(await scopedEvent(deps.db, caller, params.event_id)) }),
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/duplicate_event',
+    summary: "Copy an event's configuration (never its guests or check-ins) quantity times",
+    tags: ['Events'],
+    params: EventParams,
+    body: DuplicateEventBody,
+    responses: {
+      200: { description: 'The new events', content: { 'application/json': { schema: DuplicateEventResult } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const newIds = await deps.db.transaction((trx) => duplicateEvent(trx, event, body.quantity));
+      const group = await scopedGroup(deps.db, caller, event.group_id);
+      if (group?.email) {
+        await deps.mailer.send({
+          recipient: group.email,
+          subject: `Event "${event.name}" duplicated`,
+          body: `Your event "${event.name}" (id ${event.id}) was duplicated ${newIds.length} time(s).\nNew event ids: ${newIds.join(', ')}.\n\nDoorlist`,
+        });
+      }
+      return { status: 200, body: { new_event_ids: newIds } };
+    },
+  });
+
+  return router;
+}

@@ -1,0 +1,29 @@
+import { z } from './zod';
+import { requiredText } from './fields';
+
+export const AuthRequest = z
+  .object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) })
+  .openapi('AuthRequest');
+
+export const AuthResponse = z.object({ token: z.string() }).openapi('AuthResponse');
+
+export const ApiKeyCreate = z.object({ name: requiredText(255) }).openapi('ApiKeyCreate');
+
+export const ApiKeyParams = z.object({
+  group_id: z.coerce.number().int().positive(),
+  key_id: z.coerce.number().int().positive(),
+});
+
+export const ApiKeyCreated = z
+  .object({ id: z.number().int(), name: z.string(), key: z.string().describe('Shown only in this response.') })
+  .openapi('ApiKeyCreated');
+
+export const ApiKey = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    group_id: z.number().int(),
+    prefix: z.string(),
+    created: z.string(),
+  })
+  .openapi('ApiKey');

@@ -1,0 +1,106 @@
+import { z } from './zod';
+import { normaliseDatetime } from '../../db/time';
+import { MSG } from './messages';
+
+/** Message for a value of the wrong JSON type: missing, null, or anything else. */
+function typeError(otherwise: string) {
+  return (issue: { input?: unknown }) =>
+    issue.input === undefined ? MSG.required : issue.input === null ? MSG.notNull : otherwise;
+}
+
+/** A required, non-blank string (surrounding whitespace trimmed). */
+export function requiredText(max = 255) {
+  return z
+    .string({ error: typeError(MSG.invalidString) })
+    .trim()
+    .min(1, { error: MSG.blank })
+    .max(max, { error: `Ensure this field has no more than ${max} characters.` });
+}
+
+/** A required string that may be blank (the spec's last_name, email, description). */
+export function requiredBlankableText(max = 255) {
+  return z
+    .string({ error: typeError(MSG.invalidString) })
+    .trim()
+    .max(max, { error: `Ensure this field has no more than ${max} characters.` });
+}
+
+/** An optional text field: omitted stays undefined, null or "" mean "unset" and store null. */
+export function optionalText(max = 255) {
+  return z
+    .string({ error: typeError(MSG.invalidString) })
+    .trim()
+    .max(max, { error: `Ensure this field has no more than ${max} characters.` })
+    .nullish()
+    .transform((v) => (v === '' ? null : v));
+}
+
+export function optionalEmail() {
+  return z
+    .union([z.literal(''), z.null(), z.email({ error: MSG.invalidEmail }).max(254)], { error: MSG.invalidEmail })
+    .optional()
+    .transform((v) => (v === '' ? null : v));
+}
+
+const INTEGER_STRING = /^-?\d{1,15}$/;
+
+/** An integer, also accepted as a numeric string (form posts and query strings send strings). */
+export function integer() {
+  return z.preprocess(
+    (v) => (typeof v === 'string' && INTEGER_STRING.test(v.trim()) ? Number(v.trim()) : v),
+    z
+      .number({ error: typeError(MSG.invalidInteger) })
+      .int({ error: MSG.invalidInteger })
+      .min(-2147483648, { error: MSG.invalidInteger })
+      .max(2147483647, { error: MSG.invalidInteger }),
+  );
+}
+
+export function nonNegativeInteger() {
+  return integer().pipe(z.number().min(0, { error: 'Ensure this value is greater than or equal to 0.' }));
+}
+
+export function number() {
+  return z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+    z.number({ error: typeError(MSG.invalidNumber) }).finite({ error: MSG.invalidNumber }),
+  );
+}
+
+const TRUE_VALUES = new Set([true, 'true', 'True', '1', 1, 'yes', 'on']);
+const FALSE_VALUES = new Set([false, 'false', 'False', '0', 0, 'no', 'off']);
+
+/** A boolean, also accepted as true/false, 1/0 strings, as form posts and query strings send them. */
+export function boolean() {
+  return z.preprocess(
+    (v) => (TRUE_VALUES.has(v as never) ? true : FALSE_VALUES.has(v as never) ? false : v),
+    z.boolean({ error: typeError(MSG.invalidBoolean) }),
+  );
+}
+
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+function isRealDatetime(value: string): boolean {
+  const m = DATETIME.exec(value);
+  if (!m) return false;
+  const [, y, mo, d, h, mi, s] = m.map(Number);
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s || 0));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && (s || 0) < 60;
+}
+
+/** The spec's Datetime: `YYYY-MM-DDThh:mm` (seconds allowed), stored with seconds. */
+export function datetime() {
+  return z
+    .string({ error: typeError(MSG.datetimeFormat) })
+    .refine(isRealDatetime, { error: MSG.datetimeFormat })
+    .transform(normaliseDatetime)
+    .openapi({ type: 'string', example: '2026-12-31T20:00' });
+}
+
+/** A path parameter id; anything else answers 404 as if the record did not exist. */
+export const pathId = z.coerce.number().int().positive().max(2147483647);
+
+export const IdResponse = z.object({ id: z.number().int() }).openapi('IdResponse');
+export const DetailResponse = z.object({ detail: z.string() }).openapi('DetailResponse');
+export const DetailsResponse = z.object({ details: z.union([z.string(), z.array(z.string())]) }).openapi('DetailsResponse');
+export const FieldErrorsResponse = z.record(z.string(), z.array(z.string())).openapi('FieldErrors');

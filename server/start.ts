@@ -1,0 +1,66 @@
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { createDb, migrateLatest, type Db } from '../db/knex';
+import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
+import { createApp } from './app';
+import type { Config } from './config';
+import { hashPassword, verifyPassword } from './secrets';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  db: Db;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/** The built door screen, next to the server whether it runs from source or from out/. */
+export function defaultRendererDir(): string {
+  return path.resolve(__dirname, '..', 'out', 'renderer');
+}
+
+/** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
+async function ensureAdmin(db: Db, config: Config): Promise<void> {
+  if (!config.adminUsername || !config.adminPassword) return;
+  const existing = await findUserByUsername(db, config.adminUsername);
+  if (!existing) {
+    await insertUser(db, { username: config.adminUsername, password_hash: await hashPassword(config.adminPassword), is_admin: true });
+  } else if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
+    await setUserPassword(db, existing.id, await hashPassword(config.adminPassword), true);
+  }
+}
+
+/**
+ * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
+ * app's main process and by the tests.
+ */
+export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const db = createDb(config.db);
+  await migrateLatest(db);
+  await ensureAdmin(db, config);
+  const { app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host}:${port}`;
+  if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
+  void deps.mailer.deliverPending();
+  return {
+    url,
+    port,
+    db,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    },
+  };
+}

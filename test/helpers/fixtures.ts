@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import type { TestServer } from './server';
+
+/** Creates a group (as admin unless a token is given) and returns its id. */
+export async function createGroup(server: TestServer, fields: Record<string, unknown> = {}, token?: string): Promise<number> {
+  const res = await server.post('/groups', { name: 'Acme Events', email: 'office@acme.test', ...fields }, { token });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.id;
+}
+
+export async function createEvent(server: TestServer, groupId: number, fields: Record<string, unknown> = {}, token?: string): Promise<number> {
+  const res = await server.post(
+    '/events',
+    { name: 'Launch Night', starts: '2026-12-01T18:00', ends: '2026-12-01T23:30', timezone: 'Europe/Amsterdam', group_id: groupId, ...fields },
+    { token },
+  );
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.id;
+}
+
+/** An API key of the group, made by the admin. */
+export async function createApiKey(server: TestServer, groupId: number, name = 'door laptop'): Promise<string> {
+  const res = await server.post(`/groups/${groupId}/api_keys`, { name });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.key;
+}
+
+/** Two organisers that must never see each other: each with a group, an event and a key. */
+export async function twoOrganisers(server: TestServer) {
+  const groupA = await createGroup(server, { name: 'Organiser A' });
+  const groupB = await createGroup(server, { name: 'Organiser B' });
+  const eventA = await createEvent(server, groupA, { name: 'A night' });
+  const eventB = await createEvent(server, groupB, { name: 'B night' });
+  return {
+    a: { groupId: groupA, eventId: eventA, key: await createApiKey(server, groupA) },
+    b: { groupId: groupB, eventId: eventB, key: await createApiKey(server, groupB) },
+  };
+}

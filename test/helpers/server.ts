@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../server/config';
+import { startServer, type RunningServer } from '../../server/start';
+
+export const ADMIN = { username: 'admin', password: 'door-admin-secret' };
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Token or API key; `null` sends no Authorization header. Defaults to the admin token. */
+  token?: string | null;
+  headers?: Record<string, string>;
+  /** Sent as is, without JSON encoding. */
+  rawBody?: string | Buffer;
+}
+
+/**
+ * A real server on a free port over a fresh temporary SQLite file: tests talk HTTP to it,
+ * exactly as a client would.
+ */
+export class TestServer {
+  adminToken = '';
+
+  private constructor(
+    readonly running: RunningServer,
+    readonly dir: string,
+    readonly config: Config,
+  ) {}
+
+  static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
+    const config = loadConfig({}, [], {
+      db: path.join(dir, 'doorlist.sqlite'),
+      port: 0,
+      adminUsername: ADMIN.username,
+      adminPassword: ADMIN.password,
+      logLevel: 'silent',
+      ...overrides,
+    });
+    const running = await startServer(config, { logger: pino({ level: 'silent' }), announce: false });
+    const server = new TestServer(running, dir, config);
+    const login = await server.request('POST', '/apps/api/auth', { body: ADMIN, token: null });
+    server.adminToken = login.body.token;
+    return server;
+  }
+
+  get db() {
+    return this.running.db;
+  }
+
+  get baseUrl(): string {
+    return `${this.running.url}/api/v1`;
+  }
+
+  async request<T = any>(method: string, pathName: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const token = options.token === undefined ? this.adminToken : options.token;
+    const headers: Record<string, string> = { ...options.headers };
+    if (token !== null) headers.authorization = `Token ${token}`;
+    let body: string | Buffer | undefined = options.rawBody;
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.baseUrl + pathName, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  get = <T = any>(p: string, o?: RequestOptions) => this.request<T>('GET', p, o);
+  post = <T = any>(p: string, body?: unknown, o?: RequestOptions) => this.request<T>('POST', p, { ...o, body });
+  put = <T = any>(p: string, body?: unknown, o?: RequestOptions) => this.request<T>('PUT', p, { ...o, body });
+  delete = <T = any>(p: string, o?: RequestOptions) => this.request<T>('DELETE', p, o);
+
+  async stop(): Promise<void> {
+    await this.running.close();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
