@@ -1,9 +1,9 @@
 import { z } from './zod';
-import { datetime, integer, requiredText } from './fields';
+import { choice, datetime, integer, requiredText } from './fields';
 import { MSG, TIMEZONES } from './messages';
 import { ListQuery } from '../pagination';
 
-const timezone = z.enum(TIMEZONES, { error: MSG.invalidTimezone });
+const timezone = choice(TIMEZONES, MSG.invalidTimezone);
 
 export const EventCreate = z
   .object({

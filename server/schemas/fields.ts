@@ -92,9 +92,14 @@ function isRealDatetime(value: string): boolean {
 export function datetime() {
   return z
     .string({ error: typeError(MSG.datetimeFormat) })
-    .refine(isRealDatetime, { error: MSG.datetimeFormat })
+    .refine(isRealDatetime, { error: MSG.datetimeFormat, abort: true })
     .transform(normaliseDatetime)
     .openapi({ type: 'string', example: '2026-12-31T20:00' });
+}
+
+/** One of fixed values; a missing value is "required", a wrong one gets `invalidMessage`. */
+export function choice<const T extends readonly [string, ...string[]]>(values: T, invalidMessage: string) {
+  return z.enum(values, { error: typeError(invalidMessage) });
 }
 
 /** A path parameter id; anything else answers 404 as if the record did not exist. */

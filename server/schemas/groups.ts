@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { integer, optionalEmail, optionalText, requiredText } from './fields';
+import { choice, integer, optionalEmail, optionalText, requiredText } from './fields';
 import { GROUP_TYPES, MSG } from './messages';
 import { ListQuery } from '../pagination';
 
@@ -10,7 +10,7 @@ const parentId = z
   )
   .nullish();
 
-const groupType = z.enum(GROUP_TYPES, { error: MSG.invalidGroupType });
+const groupType = choice(GROUP_TYPES, MSG.invalidGroupType);
 
 export const GroupCreate = z
   .object({
