@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { defaultDataDir, loadConfig } from '../../server/config';
+
+describe('loadConfig', () => {
+  it('defaults to loopback, port 8787 and a per-user database', () => {
+    const config = loadConfig({}, []);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8787);
+    assert.equal(config.httpsPort, 8788);
+    assert.equal(config.db, path.join(defaultDataDir(), 'doorlist.sqlite'));
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads DOORLIST_* variables', () => {
+    const config = loadConfig({ DOORLIST_DB: '/tmp/x.sqlite', DOORLIST_HOST: '0.0.0.0', DOORLIST_PORT: '0', DOORLIST_ADMIN_USERNAME: 'boss', DOORLIST_ADMIN_PASSWORD: 'pw' }, []);
+    assert.deepEqual([config.db, config.host, config.port, config.adminUsername, config.adminPassword], ['/tmp/x.sqlite', '0.0.0.0', 0, 'boss', 'pw']);
+  });
+
+  it('lets --db, --host and --port win over the environment', () => {
+    const config = loadConfig({ DOORLIST_PORT: '1234', DOORLIST_HOST: '10.0.0.1' }, ['--db', '/tmp/flag.sqlite', '--host=0.0.0.0', '--port', '9000']);
+    assert.deepEqual([config.db, config.host, config.port], ['/tmp/flag.sqlite', '0.0.0.0', 9000]);
+  });
+
+  it('refuses a port that is not a port', () => {
+    assert.throws(() => loadConfig({ DOORLIST_PORT: 'eighty' }, []), /Invalid Doorlist configuration: port/);
+    assert.throws(() => loadConfig({}, ['--port', '70000']), /port/);
+  });
+});
