@@ -6,7 +6,7 @@ import path from 'node:path';
  * display), one line saying so and the headless server `npm run serve` runs.
  */
 const READY_LINE = 'Doorlist listening on ';
-const appRoot = path.resolve(__dirname, '..');
+const appRoot = path.resolve(__dirname, '..', '..');
 
 function electronBinary(): { path?: string; reason?: string } {
   // Resolving the binary may try to download it; keep that noise out of the terminal.
@@ -17,7 +17,9 @@ function electronBinary(): { path?: string; reason?: string } {
 
 function runHeadless(reason: string): void {
   process.stdout.write(`Electron could not start (${reason}); running the headless server instead.\n`);
-  require('../server/serve');
+  // Built beside this file by electron-vite (out/main/serve.js); a computed path keeps the
+  // bundler from inlining a second copy of the server.
+  require(path.join(__dirname, 'serve.js'));
 }
 
 function launch(): void {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -16,9 +17,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The built door screen, next to the server whether it runs from source or from out/. */
+/** The built door screen: out/renderer, whether the server runs from source or bundled in out/main. */
 export function defaultRendererDir(): string {
-  return path.resolve(__dirname, '..', 'out', 'renderer');
+  const candidates = [path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', 'out', 'renderer')];
+  return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[1];
 }
 
 /** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
