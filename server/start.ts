@@ -8,12 +8,17 @@ import { findUserByUsername, insertUser, setUserPassword } from '../db/repositor
 import { createApp } from './app';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
+import { isLoopbackHost, startHttps, type HttpsSharing } from './lan';
 
 export interface RunningServer {
   url: string;
   port: number;
   db: Db;
   server: http.Server;
+  /** The request handler, so LAN sharing can serve it over HTTPS too. */
+  app: http.RequestListener;
+  /** Present while the LAN is served: HTTPS beside plain HTTP. */
+  https?: HttpsSharing;
   close(): Promise<void>;
 }
 
@@ -52,14 +57,20 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host}:${port}`;
+  // Browsers give the camera and Web NFC only to secure pages: the LAN also gets HTTPS.
+  const secure = isLoopbackHost(config.host) ? undefined : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort });
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
+  if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
   return {
     url,
     port,
     db,
     server,
+    app,
+    https: secure,
     close: async () => {
+      await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
