@@ -14,9 +14,13 @@ import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { eventsRouter } from './routes/events';
 import { groupsRouter } from './routes/groups';
+import { promotionCodesRouter } from './routes/promotion-codes';
+import { sessionsRouter } from './routes/sessions';
+import { tracksRouter } from './routes/tracks';
 
 /** Every resource router, mounted in this order under /api/v1. */
-const ROUTERS = [authRouter, groupsRouter, apiKeysRouter, eventsRouter];
+// tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
+const ROUTERS = [authRouter, groupsRouter, apiKeysRouter, eventsRouter, tracksRouter, sessionsRouter, promotionCodesRouter];
 
 export const API_PREFIX = '/api/v1';
 const JSON_LIMIT = '1mb';

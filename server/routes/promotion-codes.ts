@@ -1,0 +1,128 @@
+import {
+  deletePromotionCode,
+  findPromotionCode,
+  insertPromotionCode,
+  listPromotionCodes,
+  toPromotionCode,
+  updatePromotionCode,
+} from '../../db/repositories/promotion-codes';
+import type { EventRow } from '../../db/repositories/events';
+import { envelope, envelopeSchema, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError, ValidationError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailResponse, IdResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import {
+  PromotionCode,
+  PromotionCodeCreate,
+  PromotionCodeListQuery,
+  PromotionCodeParams,
+  promotionCodeRuleErrors,
+  PromotionCodeUpdate,
+  type PromotionCodeRules,
+} from '../schemas/promotion-codes';
+import { MSG } from '../schemas/messages';
+
+const notFound = { description: MSG.promotionCodeNotFound, content: { 'application/json': { schema: DetailResponse } } };
+
+function checkRules(values: PromotionCodeRules): void {
+  const errors = promotionCodeRuleErrors(values);
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
+export function promotionCodesRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  async function requireCode(event: EventRow, id: number) {
+    const code = await findPromotionCode(deps.db, event.id, id);
+    if (!code) throw new NotFoundError(MSG.promotionCodeNotFound);
+    return code;
+  }
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/promotion_codes',
+    summary: 'Create a promotion code (unique within the event)',
+    tags: ['Promotion codes'],
+    params: EventParams,
+    body: PromotionCodeCreate,
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { registration_types: registrationTypes, ...fields } = body;
+      checkRules({ ...fields, used: 0 });
+      const id = await deps.db.transaction((trx) => insertPromotionCode(trx, event.id, fields, registrationTypes));
+      return { status: 201, body: { id } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/promotion_codes',
+    summary: "List an event's promotion codes",
+    tags: ['Promotion codes'],
+    params: EventParams,
+    query: PromotionCodeListQuery,
+    responses: { 200: { description: 'Promotion codes', content: { 'application/json': { schema: envelopeSchema(PromotionCode, 'PromotionCodeList') } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { count, rows } = await listPromotionCodes(deps.db, event.id, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toPromotionCode)) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    summary: 'One promotion code',
+    tags: ['Promotion codes'],
+    params: PromotionCodeParams,
+    responses: { 200: { description: 'The promotion code', content: { 'application/json': { schema: PromotionCode } } }, 404: notFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      return { status: 200, body: toPromotionCode(await requireCode(event, params.promotion_code_id)) };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    summary: 'Update a promotion code (every field optional; registration_types replaces the list)',
+    tags: ['Promotion codes'],
+    params: PromotionCodeParams,
+    body: PromotionCodeUpdate,
+    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: notFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const code = await requireCode(event, params.promotion_code_id);
+      const { registration_types: registrationTypes, ...fields } = body;
+      checkRules({
+        discount_type: fields.discount_type ?? code.discount_type,
+        discount_amount: fields.discount_amount ?? Number(code.discount_amount),
+        quantity: fields.quantity ?? code.quantity,
+        used: code.used,
+        starts: fields.starts === undefined ? code.starts : fields.starts,
+        ends: fields.ends === undefined ? code.ends : fields.ends,
+      });
+      await deps.db.transaction((trx) => updatePromotionCode(trx, event.id, code.id, fields, registrationTypes));
+      return { status: 200, body: { id: code.id } };
+    },
+  });
+
+  route({
+    method: 'delete',
+    path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    summary: 'Delete a promotion code',
+    tags: ['Promotion codes'],
+    params: PromotionCodeParams,
+    responses: { 204: 'Deleted', 404: notFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      if (!(await deletePromotionCode(deps.db, event.id, params.promotion_code_id))) throw new NotFoundError(MSG.promotionCodeNotFound);
+      return { status: 204 };
+    },
+  });
+
+  return router;
+}

@@ -1,0 +1,166 @@
+import {
+  deleteSession,
+  findEventGuestId,
+  findSession,
+  insertSession,
+  listSessions,
+  REGISTRATION_OUTCOME,
+  registerGuestInSession,
+  toSession,
+  unregisterGuestFromSession,
+  updateSession,
+} from '../../db/repositories/sessions';
+import { findTrack } from '../../db/repositories/tracks';
+import type { EventRow } from '../../db/repositories/events';
+import type { ZodType } from 'zod';
+import type { Trx } from '../../db/knex';
+import { envelope, envelopeSchema, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError, ValidationError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import {
+  Session,
+  SESSION_REGISTRATION_STATUS,
+  SessionCreate,
+  SessionListQuery,
+  SessionParams,
+  SessionRegistrationBody,
+  SessionRegistrationParams,
+  SessionRegistrationResult,
+  SessionUpdate,
+} from '../schemas/sessions';
+import { MSG } from '../schemas/messages';
+
+const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
+const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);
+
+export function sessionsRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  async function requireSession(event: EventRow, sessionId: number) {
+    const session = await findSession(deps.db, event.id, sessionId);
+    if (!session) throw new NotFoundError(MSG.sessionNotFound);
+    return session;
+  }
+
+  /** Checked inside the write's transaction, so the track cannot vanish in between. */
+  async function requireEventTrack(trx: Trx, event: EventRow, trackId: number | null | undefined) {
+    if (trackId == null) return;
+    if (!(await findTrack(trx, event.id, trackId))) throw ValidationError.field('track_id', MSG.invalidTrackId);
+  }
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sessions',
+    summary: 'Create a session (answers 200, as the spec says)',
+    tags: ['Sessions'],
+    params: EventParams,
+    body: SessionCreate,
+    responses: { 200: json(IdResponse, 'Created'), 404: MSG.eventNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { tags, ...fields } = body;
+      const id = await deps.db.transaction(async (trx) => {
+        await requireEventTrack(trx, event, fields.track_id);
+        return insertSession(trx, event.id, fields, tags);
+      });
+      return { status: 200, body: { id } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sessions',
+    summary: "List an event's sessions (track_id narrows to one track)",
+    tags: ['Sessions'],
+    params: EventParams,
+    query: SessionListQuery,
+    responses: { 200: json(envelopeSchema(Session, 'SessionList'), 'Sessions'), 404: MSG.eventNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { count, rows } = await listSessions(deps.db, event.id, { trackId: query.track_id }, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toSession)) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sessions/{session_id}',
+    summary: 'One session, with the number of registered guests',
+    tags: ['Sessions'],
+    params: SessionParams,
+    responses: { 200: json(Session, 'The session'), 404: sessionNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      return { status: 200, body: toSession(await requireSession(event, params.session_id)) };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/sessions/{session_id}',
+    summary: 'Update a session (every field optional; capacity is set on create only)',
+    tags: ['Sessions'],
+    params: SessionParams,
+    body: SessionUpdate,
+    responses: { 200: json(IdResponse, 'Updated'), 404: sessionNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const session = await requireSession(event, params.session_id);
+      const { tags, capacity, ...fields } = body;
+      if (capacity !== undefined && capacity !== session.capacity) throw ValidationError.field('capacity', MSG.capacityCreateOnly);
+      if ((fields.starts ?? session.starts) > (fields.ends ?? session.ends)) throw ValidationError.field('starts', MSG.sessionDatesOrder);
+      await deps.db.transaction(async (trx) => {
+        await requireEventTrack(trx, event, fields.track_id);
+        await updateSession(trx, session.id, fields, tags);
+      });
+      return { status: 200, body: { id: session.id } };
+    },
+  });
+
+  route({
+    method: 'delete',
+    path: '/events/{event_id}/sessions/{session_id}',
+    summary: 'Delete a session with its tags, registrations and session check-ins',
+    tags: ['Sessions'],
+    params: SessionParams,
+    responses: { 204: 'Deleted', 404: sessionNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      if (!(await deleteSession(deps.db, event.id, params.session_id))) throw new NotFoundError(MSG.sessionNotFound);
+      return { status: 204 };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/guests/{guest_id}/registration/session/{session_id}',
+    summary: 'Register a guest into a session (attend=false removes the registration)',
+    tags: ['Sessions'],
+    params: SessionRegistrationParams,
+    body: SessionRegistrationBody,
+    responses: {
+      200: json(SessionRegistrationResult, 'Registered (or unregistered with attend=false); repeating the call changes nothing'),
+      400: json(DetailsResponse, `${MSG.sessionFull} (capacity plus overbook_capacity taken), or field errors`),
+      404: json(DetailResponse, `${MSG.guestNotFound} / ${MSG.sessionNotFound}`),
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const guestId = await findEventGuestId(deps.db, event.id, params.guest_id);
+      if (guestId === undefined) throw new NotFoundError(MSG.guestNotFound);
+      const session = await requireSession(event, params.session_id);
+      const reply = (status: string) => ({ status: 200, body: { guest_id: String(guestId), status, session_id: String(session.id) } });
+      if (!body.attend) {
+        await deps.db.transaction((trx) => unregisterGuestFromSession(trx, session.id, guestId));
+        return reply(SESSION_REGISTRATION_STATUS.unregistered);
+      }
+      const outcome = await deps.db.transaction((trx) => registerGuestInSession(trx, session, guestId));
+      if (outcome === REGISTRATION_OUTCOME.full) throw new ValidationError({ details: MSG.sessionFull });
+      return reply(SESSION_REGISTRATION_STATUS.registered);
+    },
+  });
+
+  return router;
+}

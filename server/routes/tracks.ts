@@ -1,0 +1,103 @@
+import { deleteTrack, findTrack, insertTrack, listTracks, toTrack, updateTrack } from '../../db/repositories/tracks';
+import type { EventRow } from '../../db/repositories/events';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError, ValidationError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailResponse, IdResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import { Track, TrackCreate, TrackParams, TrackUpdate } from '../schemas/tracks';
+import { MSG } from '../schemas/messages';
+
+const notFound = { description: MSG.trackNotFound, content: { 'application/json': { schema: DetailResponse } } };
+
+/**
+ * Session tracks live under /sessions/tracks, so this router is mounted before the sessions
+ * router: `tracks` must never be taken for a session id.
+ */
+export function tracksRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  async function requireTrack(event: EventRow, trackId: number) {
+    const track = await findTrack(deps.db, event.id, trackId);
+    if (!track) throw new NotFoundError(MSG.trackNotFound);
+    return track;
+  }
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sessions/tracks',
+    summary: 'Create a session track (answers 200, as the spec says)',
+    tags: ['Session tracks'],
+    params: EventParams,
+    body: TrackCreate,
+    responses: { 200: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const id = await insertTrack(deps.db, event.id, body);
+      return { status: 200, body: { id } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sessions/tracks',
+    summary: "List an event's session tracks",
+    tags: ['Session tracks'],
+    params: EventParams,
+    query: ListQuery,
+    responses: { 200: { description: 'Tracks', content: { 'application/json': { schema: envelopeSchema(Track, 'TrackList') } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { count, rows } = await listTracks(deps.db, event.id, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toTrack)) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sessions/tracks/{track_id}',
+    summary: 'One session track',
+    tags: ['Session tracks'],
+    params: TrackParams,
+    responses: { 200: { description: 'The track', content: { 'application/json': { schema: Track } } }, 404: notFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      return { status: 200, body: toTrack(await requireTrack(event, params.track_id)) };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/sessions/tracks/{track_id}',
+    summary: 'Update a session track (every field optional)',
+    tags: ['Session tracks'],
+    params: TrackParams,
+    body: TrackUpdate,
+    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: notFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const track = await requireTrack(event, params.track_id);
+      if ((body.starts ?? track.starts) > (body.ends ?? track.ends)) throw ValidationError.field('starts', MSG.trackDatesOrder);
+      await updateTrack(deps.db, track.id, body);
+      return { status: 200, body: { id: track.id } };
+    },
+  });
+
+  route({
+    method: 'delete',
+    path: '/events/{event_id}/sessions/tracks/{track_id}',
+    summary: 'Delete a session track; its sessions stay, without a track',
+    tags: ['Session tracks'],
+    params: TrackParams,
+    responses: { 204: 'Deleted', 404: notFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const deleted = await deps.db.transaction((trx) => deleteTrack(trx, event.id, params.track_id));
+      if (!deleted) throw new NotFoundError(MSG.trackNotFound);
+      return { status: 204 };
+    },
+  });
+
+  return router;
+}

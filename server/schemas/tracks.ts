@@ -1,0 +1,41 @@
+import { z } from './zod';
+import { datetime, pathId, requiredText } from './fields';
+import { MSG } from './messages';
+import { EventParams } from './events';
+
+export const TrackCreate = z
+  .object({
+    name: requiredText(255),
+    starts: datetime(),
+    ends: datetime(),
+  })
+  .superRefine((track, ctx) => {
+    if (track.starts > track.ends) ctx.addIssue({ code: 'custom', path: ['starts'], message: MSG.trackDatesOrder });
+  })
+  .openapi('TrackCreate');
+
+/** Every field optional; the date order is checked against the stored values by the handler. */
+export const TrackUpdate = z
+  .object({
+    name: requiredText(255).optional(),
+    starts: datetime().optional(),
+    ends: datetime().optional(),
+  })
+  .openapi('TrackUpdate');
+
+export const TrackParams = EventParams.extend({ track_id: pathId });
+
+export const Track = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    event_id: z.number().int(),
+    starts: z.string(),
+    ends: z.string(),
+    created: z.string(),
+    modified: z.string(),
+  })
+  .openapi('Track');
+
+export type TrackCreateInput = z.output<typeof TrackCreate>;
+export type TrackUpdateInput = z.output<typeof TrackUpdate>;
