@@ -100,4 +100,15 @@ export const MSG = {
   databaseBusy: 'The database is busy; try again.',
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
+  // Event files and CSV (issue 7)
+  eventFileForeign: 'This is not a Doorlist event file.',
+  eventFileDamaged: 'The event file is damaged (incomplete or altered); export it again.',
+  eventFileNewer: (version: number, supported: number) =>
+    `The event file has format version ${version}, newer than this Doorlist reads (${supported}); update Doorlist to import it.`,
+  eventFileInvalid: (reason: string) => `The event file cannot be imported: ${reason}.`,
+  eventFileContentType: 'Send the event file itself as the request body (Content-Type application/gzip or application/octet-stream).',
+  csvContentType: 'Send the guest list as the request body (Content-Type text/csv).',
+  csvUnreadable: (reason: string) => `The CSV file cannot be read: ${reason}`,
+  csvNoHeader: 'The CSV file needs a header row naming its columns.',
+  csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
 } as const;
