@@ -1,0 +1,425 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Conn, Trx } from '../knex';
+import { isUniqueViolation, newRecord } from '../records';
+import { nowIso, toApiDatetime } from '../time';
+import { ValidationError, type FieldErrors } from '../../server/errors';
+import { MSG } from '../../server/schemas/messages';
+
+export interface GuestRow {
+  id: number;
+  uid: string;
+  event_id: number;
+  registration_type_id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  prefix: string | null;
+  suffix: string | null;
+  phone: string | null;
+  cell_phone: string | null;
+  company: string | null;
+  job_title: string | null;
+  work_phone: string | null;
+  blog: string | null;
+  website: string | null;
+  barcode: string;
+  nfc_tag: string | null;
+  objstatus: number;
+  selfie: string;
+  source: string;
+  checked_in_at: string | null;
+  created: string;
+  modified: string;
+}
+
+/** The optional text columns; unset is null. */
+export const GUEST_TEXT_FIELDS = [
+  'prefix',
+  'suffix',
+  'phone',
+  'cell_phone',
+  'company',
+  'job_title',
+  'work_phone',
+  'blog',
+  'website',
+] as const;
+
+export type GuestFields = Pick<GuestRow, 'registration_type_id' | 'first_name' | 'last_name' | 'email'> &
+  Partial<Pick<GuestRow, (typeof GUEST_TEXT_FIELDS)[number] | 'nfc_tag'>> & { barcode?: string | null };
+
+/** One validated answer: a choice (radio, drop_down, one row per checkbox tick) or a text. */
+export interface AnswerInput {
+  question_id: number;
+  choice_id: number | null;
+  text_answer: string | null;
+}
+
+/**
+ * A guest for the bulk insert. Imports may carry the record's identity and state
+ * (uid, times, status, door state) so a merged event file keeps them.
+ */
+export type GuestInsert = GuestFields & {
+  answers?: AnswerInput[];
+} & Partial<Pick<GuestRow, 'uid' | 'created' | 'modified' | 'objstatus' | 'selfie' | 'source' | 'checked_in_at'>>;
+
+export interface GuestAnswer {
+  question_id: number;
+  question_text: string;
+  objstatus: string;
+  answer: { answer: string; id: string | null }[];
+}
+
+export type GuestUpdateFields = Partial<GuestFields & Pick<GuestRow, 'objstatus'>> & { answers?: AnswerInput[] };
+
+// ---------------------------------------------------------------------------------------
+// Mapping
+
+export function toGuest(row: GuestRow, answers: GuestAnswer[] = []) {
+  return {
+    id: row.id,
+    event: row.event_id,
+    registration_type: row.registration_type_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    prefix: row.prefix,
+    suffix: row.suffix,
+    phone: row.phone,
+    cell_phone: row.cell_phone,
+    company: row.company,
+    job_title: row.job_title,
+    work_phone: row.work_phone,
+    blog: row.blog,
+    website: row.website,
+    barcode: row.barcode,
+    nfc_tag: row.nfc_tag,
+    objstatus: String(row.objstatus),
+    selfie: row.selfie ?? '',
+    source: row.source,
+    checked_in: row.checked_in_at != null,
+    checked_in_at: toApiDatetime(row.checked_in_at),
+    custom_questions: answers,
+    created: toApiDatetime(row.created),
+    modified: toApiDatetime(row.modified),
+  };
+}
+
+export type Guest = ReturnType<typeof toGuest>;
+
+// ---------------------------------------------------------------------------------------
+// Barcodes and search terms
+
+// 32 symbols without 0/O and 1/I, so a code read aloud or typed at the door is unambiguous;
+// 12 of them from the CSPRNG are 60 bits: unguessable, and a clash within an event is ~never.
+const BARCODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const BARCODE_LENGTH = 12;
+
+export function generateBarcode(): string {
+  const bytes = randomBytes(BARCODE_LENGTH);
+  let code = '';
+  // 256 is a multiple of 32, so masking the byte keeps every symbol equally likely.
+  for (const b of bytes) code += BARCODE_ALPHABET[b & 31];
+  return code;
+}
+
+const TERM_MAX = 255;
+const WORD_SPLIT = /\s+/;
+const PART_SPLIT = /[@.\-_'+,;:/()]+/;
+
+/**
+ * The lower-cased words a search can prefix-match: each word of the name, e-mail and
+ * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
+ */
+export function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
+  const terms = new Set<string>();
+  const add = (t: string) => {
+    if (t) terms.add(t.slice(0, TERM_MAX));
+  };
+  for (const text of [guest.first_name, guest.last_name, guest.email, guest.company]) {
+    if (!text) continue;
+    for (const word of text.toLowerCase().split(WORD_SPLIT)) {
+      add(word);
+      for (const part of word.split(PART_SPLIT)) add(part);
+    }
+  }
+  for (const code of [guest.barcode, guest.nfc_tag]) if (code) add(code.toLowerCase().trim());
+  // A term that is a prefix of another adds no match the longer one lacks.
+  const sorted = [...terms].sort();
+  return sorted.filter((t, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(t));
+}
+
+/** Query words: what each must prefix-match in some term of a guest. */
+export function searchWords(query: string): string[] {
+  return [...new Set(query.toLowerCase().split(WORD_SPLIT).filter(Boolean))].slice(0, 8).map((w) => w.slice(0, TERM_MAX));
+}
+
+// The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
+const TOP = '\u{10FFFF}';
+
+type Searchable = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { id: number; barcode?: string | null };
+
+async function writeSearchTerms(trx: Conn, eventId: number, guests: Searchable[]) {
+  const rows: { event_id: number; guest_id: number; term: string }[] = [];
+  for (const g of guests) for (const term of searchTerms(g)) rows.push({ event_id: eventId, guest_id: g.id, term });
+  await insertValues(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows);
+}
+
+// ---------------------------------------------------------------------------------------
+// Uniqueness: barcode and NFC tag within an event
+
+type Wording = 'create' | 'update';
+
+async function conflicts(db: Conn, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<FieldErrors | undefined> {
+  const errors: FieldErrors = {};
+  if (fields.barcode) {
+    const q = db('guests').where({ event_id: eventId, barcode: fields.barcode });
+    if (exceptId) q.whereNot('id', exceptId);
+    const other = await q.first('id');
+    if (other) {
+      errors.barcode = [wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists];
+      errors.conflicted_guest_id = [String(other.id)];
+    }
+  }
+  if (fields.nfc_tag) {
+    const q = db('guests').where({ event_id: eventId, nfc_tag: fields.nfc_tag });
+    if (exceptId) q.whereNot('id', exceptId);
+    if (await q.first('id')) errors.nfc_tag = [wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate];
+  }
+  return Object.keys(errors).length > 0 ? errors : undefined;
+}
+
+/**
+ * Turns a unique-index refusal into the spec's field errors. The pre-check normally
+ * answers first; this covers a writer that slipped in between (another process).
+ */
+async function uniqueViolationError(db: Conn, err: unknown, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<ValidationError | undefined> {
+  if (!isUniqueViolation(err)) return undefined;
+  const found = await conflicts(db, eventId, fields, exceptId, wording);
+  if (found) return new ValidationError(found);
+  if (isUniqueViolation(err, 'barcode')) return ValidationError.field('barcode', wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists);
+  if (isUniqueViolation(err, 'nfc_tag')) return ValidationError.field('nfc_tag', wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate);
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reads
+
+export async function findGuest(db: Conn, eventId: number, guestId: number): Promise<GuestRow | undefined> {
+  return db<GuestRow>('guests').where({ event_id: eventId, id: guestId }).first();
+}
+
+/** Answers of many guests in one query, in the response shape, keyed by guest id. */
+export async function guestAnswers(db: Conn, guestIds: number[]): Promise<Map<number, GuestAnswer[]>> {
+  const byGuest = new Map<number, GuestAnswer[]>();
+  if (guestIds.length === 0) return byGuest;
+  const rows: { guest_id: number; question_id: number; question: string; objstatus: number; choice_id: number | null; choice_answer: string | null; text_answer: string | null }[] = [];
+  for (let i = 0; i < guestIds.length; i += ID_CHUNK) {
+    rows.push(
+      ...(await db('guest_answers as a')
+        .join('custom_questions as q', 'q.id', 'a.question_id')
+        .leftJoin('question_choices as c', 'c.id', 'a.choice_id')
+        .whereIn('a.guest_id', guestIds.slice(i, i + ID_CHUNK))
+        .orderBy([{ column: 'a.guest_id' }, { column: 'q.id' }, { column: 'c.position' }, { column: 'c.id' }, { column: 'a.id' }])
+        .select('a.guest_id', 'a.question_id', 'q.question', 'q.objstatus', 'a.choice_id', 'c.answer as choice_answer', 'a.text_answer')),
+    );
+  }
+  for (const row of rows) {
+    let list = byGuest.get(row.guest_id);
+    if (!list) byGuest.set(row.guest_id, (list = []));
+    let entry = list[list.length - 1];
+    if (!entry || entry.question_id !== row.question_id) {
+      entry = { question_id: row.question_id, question_text: row.question, objstatus: String(row.objstatus), answer: [] };
+      list.push(entry);
+    }
+    entry.answer.push(
+      row.choice_id == null ? { answer: row.text_answer ?? '', id: null } : { answer: row.choice_answer ?? '', id: String(row.choice_id) },
+    );
+  }
+  return byGuest;
+}
+
+export async function guestWithAnswers(db: Conn, row: GuestRow): Promise<Guest> {
+  return toGuest(row, (await guestAnswers(db, [row.id])).get(row.id) ?? []);
+}
+
+export interface GuestListFilter {
+  onlyCheckins?: boolean;
+  search?: string;
+}
+
+/**
+ * One page of an event's guests, oldest first. Filters narrow on (event_id, modified),
+ * (event_id, checked_in_at) and (event_id, term) indexes; only the page's rows are read.
+ */
+export async function listGuests(db: Conn, eventId: number, filter: GuestListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
+  const base = db<GuestRow>('guests').where('event_id', eventId);
+  if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
+  if (filter.onlyCheckins) base.whereNotNull('checked_in_at');
+  for (const word of searchWords(filter.search ?? '')) {
+    base.whereIn(
+      'id',
+      db('guest_search_terms').distinct('guest_id').where('event_id', eventId).andWhere('term', '>=', word).andWhere('term', '<', word + TOP),
+    );
+  }
+  const [{ count }] = await base.clone().count({ count: '*' });
+  const rows = (await base.clone().orderBy('id').limit(page.limit).offset(page.offset)) as GuestRow[];
+  const answers = await guestAnswers(db, rows.map((r) => r.id));
+  return { count: Number(count), results: rows.map((r) => toGuest(r, answers.get(r.id) ?? [])) };
+}
+
+// ---------------------------------------------------------------------------------------
+// Writes
+
+const GUEST_CHUNK = 500;
+const ID_CHUNK = 900;
+// SQLite binds at most 32766 parameters per statement.
+const MAX_PARAMS = 30000;
+
+/**
+ * A plain multi-row `INSERT ... VALUES (...), (...)` in as few statements as the parameter
+ * limit allows (knex writes SQLite multi-row inserts as a compound SELECT, capped at 500).
+ */
+async function insertValues(trx: Conn, table: string, columns: string[], rows: Record<string, unknown>[], returning?: string[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const batch = rows.slice(i, i + perStatement);
+    const bindings: unknown[] = [];
+    for (const row of batch) for (const c of columns) bindings.push(row[c] ?? null);
+    const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${batch.map(() => tuple).join(', ')}${returning ? ` returning ${returning.map(() => '??').join(', ')}` : ''}`;
+    const result = await trx.raw(sql, [table, ...columns, ...bindings, ...(returning ?? [])] as Knex.RawBinding[]);
+    if (returning) out.push(...(result as Record<string, unknown>[]));
+  }
+  return out;
+}
+
+const GUEST_COLUMNS = [
+  'uid', 'created', 'modified', 'event_id', 'registration_type_id', 'first_name', 'last_name', 'email',
+  ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'objstatus', 'selfie', 'source', 'checked_in_at',
+];
+
+/** Answers with neither a choice nor a text only mark a question as cleared: nothing to store. */
+async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number })[], now: string) {
+  const records = rows.filter((a) => a.choice_id != null || a.text_answer != null).map((a) => ({ ...a, uid: randomUUID(), created: now, modified: now }));
+  await insertValues(trx, 'guest_answers', ['uid', 'created', 'modified', 'guest_id', 'question_id', 'choice_id', 'text_answer'], records);
+}
+
+function guestRecord(eventId: number, g: GuestInsert, now: string) {
+  const { answers: _answers, ...fields } = g;
+  const record: Record<string, unknown> = { ...newRecord(now), event_id: eventId };
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) record[key] = value;
+  for (const key of GUEST_TEXT_FIELDS) record[key] ??= null;
+  record.nfc_tag ??= null;
+  record.barcode ??= generateBarcode();
+  record.objstatus ??= 1;
+  record.selfie ??= '';
+  record.source ??= 'api';
+  return record;
+}
+
+/**
+ * Inserts many guests of one event with their search terms and answers, in chunks,
+ * inside the caller's transaction. Missing barcodes are generated. Returns the new ids in
+ * input order. A barcode or NFC tag already taken answers the spec's 400.
+ */
+export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[]): Promise<number[]> {
+  const now = nowIso();
+  const ids: number[] = [];
+  for (let start = 0; start < guests.length; start += GUEST_CHUNK) {
+    const chunk = guests.slice(start, start + GUEST_CHUNK);
+    const records = chunk.map((g) => guestRecord(eventId, g, now));
+    let inserted: { id: number; uid: string }[] | undefined;
+    for (let attempt = 0; !inserted; attempt++) {
+      try {
+        inserted = (await insertValues(trx, 'guests', GUEST_COLUMNS, records, ['id', 'uid'])) as { id: number; uid: string }[];
+      } catch (err) {
+        // A generated code that met an existing one (2^-60 per pair): draw again. The failed
+        // statement alone is undone, the transaction goes on.
+        const generated = chunk.some((g) => !g.barcode);
+        if (generated && attempt < 3 && isUniqueViolation(err, 'barcode') && !(await chunkHasTakenCodes(trx, eventId, chunk))) {
+          chunk.forEach((g, i) => {
+            if (!g.barcode) records[i].barcode = generateBarcode();
+          });
+          continue;
+        }
+        throw (await firstConflict(trx, err, eventId, chunk)) ?? err;
+      }
+    }
+    const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
+    const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
+    ids.push(...chunkIds);
+    await writeSearchTerms(
+      trx,
+      eventId,
+      records.map((r, i) => ({ ...(r as unknown as GuestRow), id: chunkIds[i] })),
+    );
+    const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));
+    await insertAnswers(trx, answers, now);
+  }
+  return ids;
+}
+
+async function chunkHasTakenCodes(trx: Conn, eventId: number, chunk: GuestInsert[]): Promise<boolean> {
+  const codes = chunk.map((g) => g.barcode).filter((b): b is string => !!b);
+  if (new Set(codes).size !== codes.length) return true;
+  if (codes.length === 0) return false;
+  return !!(await trx('guests').where('event_id', eventId).whereIn('barcode', codes).first('id'));
+}
+
+/** The first guest of a chunk whose barcode or tag is taken (or repeated within the chunk). */
+async function firstConflict(trx: Conn, err: unknown, eventId: number, chunk: GuestInsert[]): Promise<ValidationError | undefined> {
+  if (!isUniqueViolation(err)) return undefined;
+  for (const g of chunk) {
+    const found = await conflicts(trx, eventId, g);
+    if (found) return new ValidationError(found);
+  }
+  const seen = { barcode: new Set<string>(), nfc_tag: new Set<string>() };
+  for (const g of chunk) {
+    if (g.barcode && seen.barcode.has(g.barcode)) return ValidationError.field('barcode', MSG.barcodeExistsConflict);
+    if (g.nfc_tag && seen.nfc_tag.has(g.nfc_tag)) return ValidationError.field('nfc_tag', MSG.nfcTagExists);
+    if (g.barcode) seen.barcode.add(g.barcode);
+    if (g.nfc_tag) seen.nfc_tag.add(g.nfc_tag);
+  }
+  return undefined;
+}
+
+/** One guest and its answers, atomically; a taken barcode or NFC tag answers the spec's 400. */
+export async function createGuest(db: Conn, eventId: number, guest: GuestInsert): Promise<number> {
+  return db.transaction(async (trx) => {
+    const found = await conflicts(trx, eventId, guest);
+    if (found) throw new ValidationError(found);
+    return (await insertGuests(trx, eventId, [guest]))[0];
+  });
+}
+
+/**
+ * Updates the given fields; answers sent replace the guest's answers to those questions.
+ * Keeps the search terms in step, all in one transaction.
+ */
+export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdateFields): Promise<void> {
+  const { answers, ...columns } = fields;
+  const now = nowIso();
+  await db.transaction(async (trx) => {
+    const found = await conflicts(trx, guest.event_id, columns, guest.id, 'update');
+    if (found) throw new ValidationError(found);
+    try {
+      await trx('guests').where({ id: guest.id }).update({ ...columns, modified: now });
+    } catch (err) {
+      throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
+    }
+    if (SEARCHED_FIELDS.some((k) => k in columns)) {
+      await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
+      await writeSearchTerms(trx, guest.event_id, [{ ...guest, ...columns, id: guest.id }]);
+    }
+    if (answers) {
+      const questionIds = [...new Set(answers.map((a) => a.question_id))];
+      await trx('guest_answers').where({ guest_id: guest.id }).whereIn('question_id', questionIds).delete();
+      await insertAnswers(trx, answers.map((a) => ({ ...a, guest_id: guest.id })), now);
+    }
+  });
+}
+
+const SEARCHED_FIELDS = ['first_name', 'last_name', 'email', 'company', 'barcode', 'nfc_tag'] as const;
