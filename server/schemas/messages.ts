@@ -26,6 +26,8 @@ export const TIMEZONES = [
 
 export const CUSTOM_QUESTION_TYPES = ['checkbox', 'text', 'drop_down', 'radio'] as const;
 
+export const REGISTRATION_TYPE_KINDS = ['ticket', 'donation'] as const;
+
 export const MSG = {
   sessionExpired: 'Your session has expired. Please relogin.',
   required: 'This field is required.',
@@ -111,4 +113,14 @@ export const MSG = {
   csvUnreadable: (reason: string) => `The CSV file cannot be read: ${reason}`,
   csvNoHeader: 'The CSV file needs a header row naming its columns.',
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
+  // Registration types, custom questions and guests (issue 4)
+  invalidRegistrationTypeKind: `Invalid type; valid: ${REGISTRATION_TYPE_KINDS.join(', ')}`,
+  priceDecimals: 'Ensure that there are no more than 2 decimal places.',
+  priceTooLarge: 'Ensure that there are no more than 12 digits in total.',
+  invalidQuestionObjstatus: 'Invalid objstatus; valid: 1 (Active), 2 (Inactive), 3 (Deleted)',
+  choiceAnswerRequired: 'Each choice needs a non-blank answer.',
+  invalidGuestObjstatus: 'Invalid objstatus; valid: 1 (Active), 2 (Inactive)',
+  answerMustBeString: (n: number | string) => `answer for question (${n}) must be a string.`,
+  answerTooLong: (n: number | string, max: number) => `answer for question (${n}) must have no more than ${max} characters.`,
+  invalidSearch: 'Ensure this field has no more than 200 characters.',
 } as const;
