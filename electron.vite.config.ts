@@ -30,6 +30,9 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      // LAN phones download it: minified, and the camera decoder is split out and loaded on use.
+      minify: true,
+      sourcemap: false,
       rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
     },
   },

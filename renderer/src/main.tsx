@@ -1,3 +1,10 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import './styles.css';
 
-createRoot(document.getElementById('root')!).render(<h1>Doorlist</h1>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,141 @@
+/** The door screen talks to the same REST API as any LAN client, over plain fetch. */
+export const API_BASE = '/api/v1';
+
+/** The server could not be reached, or answered with a server-side failure (5xx). */
+export class OfflineError extends Error {
+  constructor(message = 'The server cannot be reached.') {
+    super(message);
+    this.name = 'OfflineError';
+  }
+}
+
+/** The token is no longer valid: the screen goes back to sign-in. */
+export class SessionExpiredError extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'SessionExpiredError';
+  }
+}
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  body: T;
+}
+
+const REQUEST_TIMEOUT_MS = 8000;
+
+/**
+ * One request. Any answer below 500 comes back for the caller to read; a network failure,
+ * a timeout or a 5xx throws OfflineError so scans can be queued; 401 throws SessionExpiredError.
+ */
+export async function apiRequest<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Token ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(API_BASE + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new OfflineError();
+  }
+  if (res.status >= 500) throw new OfflineError(`The server answered ${res.status}.`);
+  const text = await res.text().catch(() => '');
+  let parsed: unknown = text;
+  if (text && (res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  if (res.status === 401 && token) throw new SessionExpiredError(detailOf(parsed) ?? 'Your session has expired. Please relogin.');
+  return { status: res.status, body: parsed as T };
+}
+
+/** The human message of an error body: `detail`, `details`, or the first field error. */
+export function detailOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return typeof body === 'string' && body ? body : undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['detail', 'details']) {
+    const value = record[key];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.length) return value.map(String).join(' ');
+  }
+  for (const [field, value] of Object.entries(record)) {
+    if (Array.isArray(value) && value.length) return `${field}: ${value.map(String).join(' ')}`;
+  }
+  return undefined;
+}
+
+/** An API client bound to one token. */
+export class Api {
+  constructor(
+    readonly token: string,
+    private readonly onExpired: (detail: string) => void = () => {},
+  ) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+    try {
+      return await apiRequest<T>(this.token, method, path, body);
+    } catch (err) {
+      if (err instanceof SessionExpiredError) this.onExpired(err.detail);
+      throw err;
+    }
+  }
+
+  /** GET that must succeed; anything but 200 becomes an Error with the server's words. */
+  async get<T = any>(path: string): Promise<T> {
+    const answer = await this.request<T>('GET', path);
+    if (answer.status !== 200) throw new Error(detailOf(answer.body) ?? `The server answered ${answer.status}.`);
+    return answer.body;
+  }
+}
+
+/** POST /apps/api/auth; answers the token or throws with a message for the sign-in form. */
+export async function signIn(username: string, password: string): Promise<string> {
+  const answer = await apiRequest<{ token?: string; detail?: string }>(null, 'POST', '/apps/api/auth', { username, password });
+  if (answer.status === 200 && answer.body.token) return answer.body.token;
+  if (answer.status === 429) throw new Error(detailOf(answer.body) ?? 'Too many attempts. Wait a few minutes.');
+  throw new Error('Wrong username or password.');
+}
+
+/** A v4 UUID; crypto.randomUUID exists only on secure pages, and LAN browsers may be on plain HTTP. */
+export function newUid(): string {
+  if (typeof crypto.randomUUID === 'function' && window.isSecureContext) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The API's Datetime for now: `YYYY-MM-DDThh:mm:ss`, UTC. */
+export function apiNow(date = new Date()): string {
+  return date.toISOString().slice(0, 19);
+}
+
+/** Server times are UTC without a zone suffix; shown as the local wall clock. */
+export function localTime(apiDatetime: string | null | undefined): string {
+  if (!apiDatetime) return '';
+  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(apiDatetime) ? apiDatetime : `${apiDatetime}Z`);
+  if (Number.isNaN(date.getTime())) return apiDatetime;
+  return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+/** Every page of a list envelope (events, sessions, registration types are short lists). */
+export async function listAll<T>(api: Api, path: string, maxPages = 20): Promise<T[]> {
+  const results: T[] = [];
+  const separator = path.includes('?') ? '&' : '?';
+  for (let page = 1; page <= maxPages; page += 1) {
+    const body = await api.get<{ results?: T[]; next?: string | null }>(`${path}${separator}page=${page}`);
+    results.push(...(body.results ?? []));
+    if (!body.next) break;
+  }
+  return results;
+}

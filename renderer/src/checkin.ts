@@ -1,0 +1,70 @@
+import { detailOf, type Api, type ApiAnswer } from './api';
+import type { CodeKind, Direction, GuestSummary, ScanResult, ScanStatus } from './types';
+
+/** One scan as sent: the client uid makes a replay of it harmless. */
+export interface ScanSend {
+  uid: string;
+  kind: CodeKind;
+  code: string;
+  nfcFallback: boolean;
+  direction: Direction;
+  sessionId?: number;
+  sessionName?: string;
+  scannedAt: string;
+  station: string;
+  /** What the screen calls this scan (the guest's name when checked in from a list). */
+  label?: string;
+}
+
+const STATUSES: readonly ScanStatus[] = [
+  'checked_in',
+  'checked_out',
+  'already_checked_in',
+  'not_checked_in',
+  'not_found',
+  'inactive',
+  'not_registered',
+  'session_full',
+];
+
+// The NFC retry of a code gets its own uid (the barcode attempt's answer is kept under the
+// first), derived from it so a replayed queue entry retries under the same one again.
+const NFC_UID_SUFFIX = '-nfc';
+
+function bodyOf(scan: ScanSend, kind: CodeKind, uid: string) {
+  return {
+    [kind]: kind === 'guest_id' ? Number(scan.code) : scan.code,
+    uid,
+    scanned_at: scan.scannedAt,
+    station: scan.station,
+    direction: scan.direction,
+    ...(scan.sessionId ? { session_id: scan.sessionId } : {}),
+  };
+}
+
+/**
+ * POSTs the scan; a barcode nobody has is tried again as an NFC tag (keyboard-wedge barcode
+ * and NFC readers both just type). Throws OfflineError when the server cannot be reached.
+ */
+export async function sendScan(api: Api, eventId: number, scan: ScanSend): Promise<ApiAnswer> {
+  const path = `/events/${eventId}/checkins`;
+  const first = await api.request('POST', path, bodyOf(scan, scan.kind, scan.uid));
+  if (first.status === 404 && scan.kind === 'barcode' && scan.nfcFallback) {
+    return api.request('POST', path, bodyOf(scan, 'nfc_tag', scan.uid + NFC_UID_SUFFIX));
+  }
+  return first;
+}
+
+/** The server's answer as the screen shows it. */
+export function resultOf(answer: ApiAnswer, scan: Pick<ScanSend, 'code' | 'label' | 'sessionName' | 'scannedAt'>, serial: number): ScanResult {
+  const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, any>;
+  const base = { code: scan.label ?? scan.code, sessionName: scan.sessionName, scannedAt: scan.scannedAt, serial };
+  const status = STATUSES.includes(body.status) ? (body.status as ScanStatus) : undefined;
+  if (answer.status === 201 && status) {
+    return { ...base, outcome: status, guest: body.guest as GuestSummary, checkinId: body.id, scannedAt: body.scanned_at ?? scan.scannedAt };
+  }
+  if (status) {
+    return { ...base, outcome: status, guest: body.guest as GuestSummary | undefined, checkedInAt: body.checked_in_at ?? null, message: body.details };
+  }
+  return { ...base, outcome: 'refused', message: detailOf(answer.body) ?? `The server answered ${answer.status}.` };
+}

@@ -1,0 +1,100 @@
+import { localTime } from '../api';
+import type { GuestSummary, RegistrationType, ScanResult } from '../types';
+
+type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle';
+
+interface View {
+  tone: Tone;
+  icon: string;
+  headline: string;
+  detail?: string;
+}
+
+export function guestName(guest?: GuestSummary): string {
+  return guest ? `${guest.first_name ?? ''} ${guest.last_name ?? ''}`.trim() : '';
+}
+
+/** The registration type's name: the scan answer carries it; the guest list only has its id. */
+export function typeName(guest: GuestSummary | undefined, types: RegistrationType[]): string {
+  if (!guest) return '';
+  const named = (guest as { registration_type_name?: string }).registration_type_name;
+  if (named) return named;
+  const ref = guest.registration_type;
+  if (ref && typeof ref === 'object') return ref.name ?? types.find((t) => t.id === ref.id)?.name ?? '';
+  if (typeof ref === 'string') return ref;
+  return types.find((t) => t.id === ref)?.name ?? '';
+}
+
+function viewOf(result: ScanResult): View {
+  const session = result.sessionName ? ` for ${result.sessionName}` : '';
+  switch (result.outcome) {
+    case 'checked_in':
+      return { tone: 'green', icon: '✓', headline: result.sessionName ? `In: ${result.sessionName}` : 'Checked in' };
+    case 'checked_out':
+      return { tone: 'blue', icon: '↩', headline: 'Checked out' };
+    case 'already_checked_in':
+      return { tone: 'amber', icon: '!', headline: 'Already checked in', detail: result.checkedInAt ? `since ${localTime(result.checkedInAt)}` : undefined };
+    case 'not_checked_in':
+      return { tone: 'amber', icon: '!', headline: 'Not checked in', detail: 'Nothing to check out' };
+    case 'not_found':
+      return { tone: 'red', icon: '✕', headline: 'Not found', detail: `Code ${result.code}` };
+    case 'inactive':
+      return { tone: 'red', icon: '✕', headline: 'Inactive', detail: 'This registration is switched off' };
+    case 'not_registered':
+      return { tone: 'red', icon: '✕', headline: 'Not registered', detail: `Not on the list${session}` };
+    case 'session_full':
+      return { tone: 'red', icon: '✕', headline: 'Session full', detail: result.sessionName };
+    case 'queued':
+      return { tone: 'grey', icon: '⋯', headline: 'Queued', detail: `Offline: ${result.code} is stored and will be sent when the server is back` };
+    case 'undone':
+      return { tone: 'grey', icon: '↶', headline: 'Undone', detail: 'The last scan was taken back' };
+    default:
+      return { tone: 'red', icon: '✕', headline: 'Scan refused', detail: result.message };
+  }
+}
+
+/** What a screen reader says: the same facts as the screen, in one sentence. */
+export function announcement(result: ScanResult, types: RegistrationType[]): string {
+  const view = viewOf(result);
+  const who = [guestName(result.guest), typeName(result.guest, types), result.guest?.company].filter(Boolean).join(', ');
+  return [view.headline, who, view.detail].filter(Boolean).join('. ');
+}
+
+/** The answer to the last scan, filling the stage; the next scan replaces it. */
+export function ResultPanel({ result, types, onDismiss }: { result?: ScanResult; types: RegistrationType[]; onDismiss?: () => void }) {
+  if (!result) {
+    return (
+      <section className="result tone-idle" data-outcome="idle">
+        <div className="result-icon" aria-hidden="true">
+          ⌁
+        </div>
+        <div className="result-text">
+          <p className="headline">Ready to scan</p>
+          <p className="detail">Scan a ticket or NFC tag, or type the code and press Enter</p>
+        </div>
+      </section>
+    );
+  }
+  const view = viewOf(result);
+  const name = guestName(result.guest);
+  const type = typeName(result.guest, types);
+  return (
+    <section key={result.serial} className={`result tone-${view.tone} flash`} data-outcome={result.outcome} onClick={onDismiss}>
+      <div className="result-icon" aria-hidden="true">
+        {view.icon}
+      </div>
+      <div className="result-text">
+        <p className="headline">{view.headline}</p>
+        {name && <p className="guest-name">{name}</p>}
+        {(type || result.guest?.company) && (
+          <p className="guest-meta">
+            {type && <span className="badge">{type}</span>}
+            {result.guest?.company && <span>{result.guest.company}</span>}
+          </p>
+        )}
+        {view.detail && <p className="detail">{view.detail}</p>}
+        {result.replayed && <p className="detail small">Sent from the offline queue</p>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+import { useState, type FormEvent } from 'react';
+import { apiRequest, OfflineError, SessionExpiredError, signIn } from '../api';
+
+type Method = 'password' | 'key';
+
+/** Username and password, or an API key pasted from the group settings. */
+export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string) => void; notice?: string }) {
+  const [method, setMethod] = useState<Method>('password');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (method === 'password') {
+        onSignedIn(await signIn(username.trim(), password));
+      } else {
+        const key = apiKey.trim().replace(/^Token\s+/i, '');
+        const answer = await apiRequest(key, 'GET', '/events').catch((err) => {
+          throw err instanceof SessionExpiredError ? new Error('This API key is not valid.') : err;
+        });
+        if (answer.status !== 200) throw new Error('This API key is not valid.');
+        onSignedIn(key);
+      }
+    } catch (err) {
+      setError(err instanceof OfflineError ? 'The server cannot be reached. Check the network and try again.' : (err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="center-page">
+      <form className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+        <h1 id="sign-in-title">Doorlist</h1>
+        <p className="subtitle">Sign in to open the door</p>
+        {notice && (
+          <p className="notice" role="status">
+            {notice}
+          </p>
+        )}
+        <div className="tabs" role="tablist" aria-label="How to sign in">
+          <button type="button" role="tab" aria-selected={method === 'password'} className={method === 'password' ? 'tab active' : 'tab'} onClick={() => setMethod('password')}>
+            Username
+          </button>
+          <button type="button" role="tab" aria-selected={method === 'key'} className={method === 'key' ? 'tab active' : 'tab'} onClick={() => setMethod('key')}>
+            API key
+          </button>
+        </div>
+        {method === 'password' ? (
+          <>
+            <label>
+              Username
+              <input name="username" autoComplete="username" autoFocus required value={username} onChange={(e) => setUsername(e.target.value)} />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            </label>
+          </>
+        ) : (
+          <label>
+            API key
+            <input name="api_key" autoComplete="off" autoFocus required spellCheck={false} value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+          </label>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button className="primary big" type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,84 @@
+import { API_BASE, detailOf, OfflineError, type Api } from './api';
+
+/** What POST /events/import reports: counts per table, check-ins added, conflicts. */
+export interface ImportReport {
+  event_id?: number;
+  event_created?: boolean;
+  created?: Record<string, number>;
+  updated?: Record<string, number>;
+  unchanged?: Record<string, number>;
+  skipped?: Record<string, number>;
+  checkins_added?: number;
+  conflicts?: unknown[];
+  double_admissions?: unknown[];
+}
+
+/** The file name the server suggests (Content-Disposition), else one made from the event name. */
+function fileName(res: Response, eventName: string): string {
+  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '');
+  if (match) return decodeURIComponent(match[1]);
+  return `${eventName.replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') || 'event'}.doorlist`;
+}
+
+/** Downloads the event file in a browser; answers its name and size. */
+export async function downloadEventFile(api: Api, eventId: number, eventName: string): Promise<{ name: string; bytes: number }> {
+  let res: Response;
+  try {
+    res = await fetch(`${API_BASE}/events/${eventId}/export`, { headers: { authorization: `Token ${api.token}` } });
+  } catch {
+    throw new OfflineError();
+  }
+  if (!res.ok) throw new Error(detailOf(await res.json().catch(() => undefined)) ?? `The server answered ${res.status}.`);
+  const blob = await res.blob();
+  const name = fileName(res, eventName);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { name, bytes: blob.size };
+}
+
+/** Sends an event file as the request body, as the import endpoint wants it. */
+export async function uploadEventFile(api: Api, file: Blob): Promise<{ status: number; body: unknown }> {
+  let res: Response;
+  try {
+    res = await fetch(`${API_BASE}/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Token ${api.token}`, 'content-type': 'application/octet-stream' },
+      body: file,
+    });
+  } catch {
+    throw new OfflineError();
+  }
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: shown as it is.
+  }
+  return { status: res.status, body };
+}
+
+function total(counts: Record<string, number> | undefined): number {
+  return Object.values(counts ?? {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
+}
+
+/** One line per kind of change, for the result dialog. */
+export function importSummary(report: ImportReport): string[] {
+  const guests = (counts?: Record<string, number>) => counts?.guests ?? 0;
+  return [
+    report.event_created ? 'A new event was created.' : 'Merged into the event already here.',
+    `Added: ${total(report.created)} records (${guests(report.created)} guests)`,
+    `Updated: ${total(report.updated)} records (${guests(report.updated)} guests)`,
+    `Unchanged: ${total(report.unchanged)} records`,
+    `Skipped: ${total(report.skipped)} records`,
+    `Check-ins added: ${report.checkins_added ?? 0}`,
+    ...(report.conflicts?.length ? [`Conflicts to check: ${report.conflicts.length}`] : []),
+    ...(report.double_admissions?.length ? [`Guests admitted at both doors: ${report.double_admissions.length}`] : []),
+  ];
+}
