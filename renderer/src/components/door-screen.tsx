@@ -47,7 +47,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const [direction, setDirection] = useState<Direction>('in');
   const [nfcFallback, setNfcFallback] = useState(() => localStorage.getItem(NFC_FALLBACK_KEY) !== 'off');
   const [result, setResult] = useState<ScanResult>();
-  const [spoken, setSpoken] = useState('');
+  const [spoken, setSpoken] = useState({ text: '', serial: 0 });
   const [accepted, setAccepted] = useState<Accepted>();
   const [panel, setPanel] = useState<Panel>('none');
   const [stats, setStats] = useState<EventStats>();
@@ -65,6 +65,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const panelRef = useRef(panel);
   panelRef.current = panel;
   const nfcAbort = useRef<AbortController | undefined>(undefined);
+  const changeEvent = useRef(onChangeEvent);
+  changeEvent.current = onChangeEvent;
 
   const focusScan = useCallback(() => {
     requestAnimationFrame(() => {
@@ -83,6 +85,11 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   }, []);
 
   useEffect(() => {
+    // An event deleted (or taken out of this key's scope) since the last visit: pick again.
+    api
+      .request('GET', `/events/${event.id}`)
+      .then((answer) => answer.status === 404 && changeEvent.current())
+      .catch(() => undefined);
     listAll<RegistrationType>(api, `/events/${event.id}/registration_types`)
       .then(setTypes)
       .catch(() => undefined);
@@ -101,7 +108,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       if (next.serial < shownSerial.current) return;
       shownSerial.current = next.serial;
       setResult(next);
-      setSpoken(announcement(next, types));
+      setSpoken({ text: announcement(next, types), serial: next.serial });
       beep(next.outcome);
     },
     [types],
@@ -339,6 +346,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
               Session: {session.name}
             </button>
           )}
+          <span className="mini-count" aria-hidden="true">
+            {stats ? `${stats.checked_in} / ${stats.total} in` : ''}
+          </span>
         </div>
         <div className="status-area">
           <span className={online ? 'conn ok' : 'conn off'} data-testid="connection">
@@ -380,7 +390,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
             autoCorrect="off"
             spellCheck={false}
             enterKeyHint="go"
-            placeholder="Scan or type a code, then Enter"
+            placeholder="Scan or type a code"
             onBlur={(e) => {
               if (!e.relatedTarget) focusScan();
             }}
@@ -391,8 +401,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         </form>
 
         <ResultPanel result={result} types={types} onDismiss={focusScan} />
+        {/* A new node per scan, so the same words twice are announced twice. */}
         <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
-          {spoken}
+          <p key={spoken.serial}>{spoken.text}</p>
         </div>
         {notice && (
           <p className="notice" role="status" data-testid="notice">
@@ -418,7 +429,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
               focusScan();
             }}
           >
-            <kbd>F6</kbd> Check-out mode
+            <kbd>F6</kbd> Check&#8209;out<span className="wide-only"> mode</span>
           </button>
           <button type="button" onClick={() => open('session')}>
             <kbd>F7</kbd> Session

@@ -25,6 +25,13 @@ export function typeName(guest: GuestSummary | undefined, types: RegistrationTyp
   return types.find((t) => t.id === ref)?.name ?? '';
 }
 
+/** Long names step down in size so they still fit the panel on two or three lines. */
+function nameSize(name: string): string {
+  if (name.length > 32) return ' xlong';
+  if (name.length > 20) return ' long';
+  return '';
+}
+
 function viewOf(result: ScanResult): View {
   const session = result.sessionName ? ` for ${result.sessionName}` : '';
   switch (result.outcome) {
@@ -85,7 +92,7 @@ export function ResultPanel({ result, types, onDismiss }: { result?: ScanResult;
       </div>
       <div className="result-text">
         <p className="headline">{view.headline}</p>
-        {name && <p className="guest-name">{name}</p>}
+        {name && <p className={`guest-name${nameSize(name)}`}>{name}</p>}
         {(type || result.guest?.company) && (
           <p className="guest-meta">
             {type && <span className="badge">{type}</span>}
