@@ -159,12 +159,12 @@ function registerIpc(): void {
 
   ipcMain.handle('doorlist:import-event', async (event, request: unknown) => {
     if (!fromDoorScreen(event) || !window) return { imported: false, error: 'Refused.' };
-    const { token } = (request ?? {}) as { token?: unknown };
-    if (typeof token !== 'string') return { imported: false, error: 'Bad request.' };
+    const { token, groupId } = (request ?? {}) as { token?: unknown; groupId?: unknown };
+    if (typeof token !== 'string' || (groupId !== undefined && !Number.isInteger(groupId))) return { imported: false, error: 'Bad request.' };
     const source = await dialog.showOpenDialog(window, { title: 'Import event file', properties: ['openFile'], filters: [{ name: 'Doorlist event files', extensions: ['doorlist', 'gz', 'json'] }, { name: 'All files', extensions: ['*'] }] });
     if (source.canceled || !source.filePaths[0]) return { imported: false };
     const file = await fs.promises.readFile(source.filePaths[0]);
-    const res = await fetch(apiUrl('/events/import'), { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/octet-stream' }, body: file });
+    const res = await fetch(apiUrl(`/events/import${groupId ? `?group_id=${groupId}` : ''}`), { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/octet-stream' }, body: file });
     const text = await res.text();
     let body: unknown = text;
     try {

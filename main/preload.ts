@@ -6,7 +6,7 @@ contextBridge.exposeInMainWorld('doorlistDesktop', {
   isDesktop: true,
   hostname: (): Promise<string> => ipcRenderer.invoke('doorlist:hostname'),
   exportEvent: (request: { eventId: number; eventName: string; token: string }) => ipcRenderer.invoke('doorlist:export-event', request),
-  importEvent: (request: { token: string }) => ipcRenderer.invoke('doorlist:import-event', request),
+  importEvent: (request: { token: string; groupId?: number }) => ipcRenderer.invoke('doorlist:import-event', request),
   onMenu: (callback: (action: string, payload?: unknown) => void) => {
     const listener = (_event: IpcRendererEvent, action: string, payload?: unknown) => callback(action, payload);
     ipcRenderer.on('doorlist:menu', listener);

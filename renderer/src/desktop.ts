@@ -30,7 +30,7 @@ export interface DesktopBridge {
   isDesktop: true;
   hostname(): Promise<string>;
   exportEvent(request: { eventId: number; eventName: string; token: string }): Promise<ExportOutcome>;
-  importEvent(request: { token: string }): Promise<ImportOutcome>;
+  importEvent(request: { token: string; groupId?: number }): Promise<ImportOutcome>;
   onMenu(callback: (action: MenuAction, payload?: unknown) => void): () => void;
 }
 

@@ -43,10 +43,10 @@ export async function downloadEventFile(api: Api, eventId: number, eventName: st
 }
 
 /** Sends an event file as the request body, as the import endpoint wants it. */
-export async function uploadEventFile(api: Api, file: Blob): Promise<{ status: number; body: unknown }> {
+export async function uploadEventFile(api: Api, file: Blob, groupId?: number): Promise<{ status: number; body: unknown }> {
   let res: Response;
   try {
-    res = await fetch(`${API_BASE}/events/import`, {
+    res = await fetch(`${API_BASE}/events/import${groupId ? `?group_id=${groupId}` : ''}`, {
       method: 'POST',
       headers: { authorization: `Token ${api.token}`, 'content-type': 'application/octet-stream' },
       body: file,

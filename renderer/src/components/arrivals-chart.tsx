@@ -19,7 +19,7 @@ export function ArrivalsChart({ stats }: { stats?: EventStats }) {
   return (
     <figure className="chart">
       <figcaption>
-        Arrivals per 5 minutes <span className="max">peak {max}</span>
+        Arrivals per 5 min <span className="max">peak {max}</span>
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
         {bars.map((bar, i) => {

@@ -1,5 +1,5 @@
-import { useRef, useState } from 'react';
-import { detailOf, OfflineError, type Api } from '../api';
+import { useEffect, useRef, useState } from 'react';
+import { detailOf, listAll, OfflineError, type Api } from '../api';
 import { desktop } from '../desktop';
 import { downloadEventFile, importSummary, uploadEventFile, type ImportReport } from '../event-files';
 import { Dialog } from './dialog';
@@ -17,6 +17,19 @@ export function EventFilePanel(props: Props) {
   const [error, setError] = useState<string>();
   const [importedId, setImportedId] = useState<number>();
   const fileInput = useRef<HTMLInputElement>(null);
+  const [groups, setGroups] = useState<{ id: number; name: string }[]>([]);
+  const [groupId, setGroupId] = useState('');
+
+  // A new event needs a group: an API key's own by default, else the one picked here.
+  useEffect(() => {
+    if (props.mode !== 'import') return;
+    listAll<{ id: number; name: string }>(api, '/groups')
+      .then((list) => {
+        setGroups(list);
+        if (list[0]) setGroupId(String(list[0].id));
+      })
+      .catch(() => undefined);
+  }, [api, props.mode]);
 
   const fail = (err: unknown) => setError(err instanceof OfflineError ? 'The server cannot be reached.' : (err as Error).message);
 
@@ -55,12 +68,12 @@ export function EventFilePanel(props: Props) {
     setError(undefined);
     try {
       if (desktop && !file) {
-        const outcome = await desktop.importEvent({ token: api.token });
+        const outcome = await desktop.importEvent({ token: api.token, groupId: groupId ? Number(groupId) : undefined });
         if (outcome.error) throw new Error(outcome.error);
         if (!outcome.imported && outcome.status === undefined) setLines(['No file chosen.']);
         else showImport(outcome.status, outcome.body);
       } else if (file) {
-        const answer = await uploadEventFile(api, file);
+        const answer = await uploadEventFile(api, file, groupId ? Number(groupId) : undefined);
         showImport(answer.status, answer.body);
       }
     } catch (err) {
@@ -85,6 +98,18 @@ export function EventFilePanel(props: Props) {
       )}
       {!lines && props.mode === 'import' && (
         <>
+          {groups.length > 0 && (
+            <label>
+              Group for a new event (an event already here keeps its own)
+              <select name="group_id" value={groupId} onChange={(e) => setGroupId(e.target.value)}>
+                {groups.map((g) => (
+                  <option key={g.id} value={g.id}>
+                    {g.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           {desktop ? (
             <button type="button" className="primary big" disabled={busy} onClick={() => doImport()} autoFocus>
               {busy ? 'Importing…' : 'Choose event file…'}

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../server/config';
+import { startServer, type RunningServer } from '../../server/start';
+
+export const ADMIN = { username: 'door-admin', password: 'door-admin-secret' };
+const RENDERER = path.resolve(__dirname, '..', '..', 'out', 'renderer');
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+}
+
+/**
+ * The real server over a temporary database, in the test process. It can be stopped and
+ * started again on the same port and database, as a door laptop restarting would be.
+ */
+export class DoorServer {
+  adminToken = '';
+  private running?: RunningServer;
+
+  private constructor(
+    readonly dir: string,
+    private config: Config,
+  ) {}
+
+  static async start(): Promise<DoorServer> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-e2e-'));
+    const config = loadConfig({}, [], {
+      db: path.join(dir, 'doorlist.sqlite'),
+      port: 0,
+      adminUsername: ADMIN.username,
+      adminPassword: ADMIN.password,
+      logLevel: 'silent',
+    });
+    const server = new DoorServer(dir, config);
+    await server.restart();
+    const login = await server.request('POST', '/apps/api/auth', ADMIN, null);
+    server.adminToken = login.body.token;
+    return server;
+  }
+
+  get url(): string {
+    if (!this.running) throw new Error('The server is stopped.');
+    return `http://127.0.0.1:${this.running.port}`;
+  }
+
+  /** Starts again on the port it had (the first start picks a free one). */
+  async restart(): Promise<void> {
+    this.running = await startServer(this.config, { logger: pino({ level: 'silent' }), rendererDir: RENDERER, announce: false });
+    this.config = Object.freeze({ ...this.config, port: this.running.port });
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.close();
+    this.running = undefined;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async request<T = any>(method: string, pathName: string, body?: unknown, token: string | null = this.adminToken): Promise<Answer<T>> {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Token ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.url}/api/v1${pathName}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  }
+
+  /** A request that must answer `status`; answers its body. */
+  async must<T = any>(status: number, method: string, pathName: string, body?: unknown): Promise<T> {
+    const answer = await this.request<T>(method, pathName, body);
+    if (answer.status !== status) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  }
+}

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
+
+/** The door screen in door mode, as a door person uses it. */
+export class DoorPage {
+  constructor(readonly page: Page) {}
+
+  /** Opens the screen already signed in on `eventId` (the sign-in path has its own test). */
+  async open(baseUrl: string, token: string, event: { id: number; name: string }): Promise<void> {
+    await this.page.goto(`${baseUrl}/`);
+    await this.page.evaluate(
+      ([t, e]) => {
+        localStorage.setItem('doorlist.token', t as string);
+        localStorage.setItem('doorlist.event', JSON.stringify(e));
+        localStorage.setItem('doorlist.station', 'Front door');
+      },
+      [token, { id: event.id, name: event.name }] as const,
+    );
+    await this.page.reload();
+    await expect(this.scanField()).toBeFocused();
+  }
+
+  scanField() {
+    return this.page.locator('#scan-field');
+  }
+
+  result() {
+    return this.page.locator('.result');
+  }
+
+  announcer() {
+    return this.page.getByTestId('announcer');
+  }
+
+  /** Types the code and Enter into whatever has the focus, as a keyboard-wedge reader does. */
+  async scan(code: string): Promise<void> {
+    await this.page.keyboard.type(code, { delay: 5 });
+    await this.page.keyboard.press('Enter');
+  }
+
+  async expectResult(outcome: string, ...texts: (string | RegExp)[]): Promise<void> {
+    await expect(this.result()).toHaveAttribute('data-outcome', outcome);
+    for (const text of texts) await expect(this.result()).toContainText(text);
+    await expect(this.scanField()).toBeFocused();
+  }
+
+  checkedIn() {
+    return this.page.getByTestId('checked-in');
+  }
+
+  total() {
+    return this.page.getByTestId('total');
+  }
+
+  pending() {
+    return this.page.getByTestId('pending');
+  }
+
+  connection() {
+    return this.page.getByTestId('connection');
+  }
+
+  async undo(): Promise<void> {
+    await this.page.keyboard.press('Control+z');
+  }
+
+  async search(term: string) {
+    await this.page.keyboard.press('F2');
+    const dialog = this.page.getByRole('dialog', { name: 'Find a guest' });
+    await dialog.getByLabel('Name, e-mail, company or code').fill(term);
+    return dialog;
+  }
+
+  async addWalkIn(fields: { type: string; first: string; last: string; email: string; company?: string }): Promise<void> {
+    await this.page.keyboard.press('F4');
+    const dialog = this.page.getByRole('dialog', { name: 'Add a walk-in' });
+    await dialog.getByLabel('Registration type').selectOption({ label: fields.type });
+    await dialog.getByLabel('First name').fill(fields.first);
+    await dialog.getByLabel('Last name').fill(fields.last);
+    await dialog.getByLabel('E-mail').fill(fields.email);
+    if (fields.company) await dialog.getByLabel('Company (optional)').fill(fields.company);
+    await dialog.getByRole('button', { name: 'Add and check in' }).click();
+  }
+
+  async toggleCheckOut(): Promise<void> {
+    await this.page.keyboard.press('F6');
+  }
+
+  async pickSession(name: string): Promise<void> {
+    await this.page.keyboard.press('F7');
+    await this.page.getByRole('dialog').getByRole('button', { name: new RegExp(`^${name}`) }).click();
+    await expect(this.scanField()).toBeFocused();
+  }
+
+  /** Saves what the door person sees, for a human to look at. */
+  async screenshot(name: string): Promise<void> {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
+  }
+}

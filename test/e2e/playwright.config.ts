@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+/**
+ * The door screen in Debian's Chromium, served by the real server over a temporary
+ * database. One worker: the machine is small and each file starts its own server.
+ */
+export default defineConfig({
+  testDir: __dirname,
+  testMatch: '*.spec.ts',
+  outputDir: path.join(__dirname, '..', '..', 'test-results', 'playwright'),
+  globalSetup: path.join(__dirname, 'global-setup.ts'),
+  fullyParallel: false,
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 7_000 },
+  reporter: [['list']],
+  use: {
+    browserName: 'chromium',
+    viewport: { width: 1280, height: 800 },
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+});

@@ -1,0 +1,69 @@
+import { expect, test } from '@playwright/test';
+import { DoorServer } from './door-server';
+import { DoorPage } from './pages/door-page';
+import { checkinsOf, seedEvent, type Seed } from './seed';
+
+let server: DoorServer;
+let seed: Seed;
+const sessions: Record<string, number> = {};
+
+async function createSession(fields: Record<string, unknown>): Promise<number> {
+  const answer = await server.request<{ id: number }>('POST', `/events/${seed.eventId}/sessions`, { starts: '2026-12-01T19:00', ends: '2026-12-01T20:00', ...fields });
+  expect([200, 201]).toContain(answer.status);
+  return answer.body.id;
+}
+
+test.beforeAll(async () => {
+  server = await DoorServer.start();
+  seed = await seedEvent(server);
+  sessions.keynote = await createSession({ name: 'Keynote', access_control: true, auto_registration: false, capacity: 100 });
+  sessions.workshop = await createSession({ name: 'Workshop', access_control: true, auto_registration: true, capacity: 1, overbook_capacity: 0 });
+  await server.must(200, 'PUT', `/events/${seed.eventId}/guests/${seed.guests.ada.id}/registration/session/${sessions.keynote}`, { attend: true });
+});
+
+test.afterAll(async () => {
+  await server?.dispose();
+});
+
+test('session attendance honours access control and shows the count against capacity', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.pickSession('Keynote');
+  await expect(page.getByRole('button', { name: 'Session: Keynote' })).toBeVisible();
+  await expect(page.getByTestId('session-capacity')).toHaveText('100');
+  await expect(page.getByTestId('session-checked-in')).toHaveText('0');
+
+  await door.scan(seed.guests.grace.barcode);
+  await door.expectResult('not_registered', 'Not registered', 'Grace Hopper', 'Keynote');
+  await door.screenshot('20-session-not-registered');
+
+  await door.scan(seed.guests.ada.barcode);
+  await door.expectResult('checked_in', 'In: Keynote', 'Ada Lovelace');
+  await expect(page.getByTestId('session-checked-in')).toHaveText('1');
+  await door.screenshot('21-session-checked-in');
+  const keynote = await checkinsOf(server, seed.eventId, seed.guests.ada.id);
+  expect(keynote.map((c) => c.session_id)).toEqual([sessions.keynote]);
+
+  // The session survives a reload: the station keeps admitting to it.
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Session: Keynote' })).toBeVisible();
+});
+
+test('auto-registration admits while there is room, then the session is full', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.pickSession('Workshop');
+  await expect(page.getByTestId('session-capacity')).toHaveText('1');
+  await door.scan(seed.guests.grace.barcode);
+  await door.expectResult('checked_in', 'In: Workshop', 'Grace Hopper');
+  await expect(page.getByTestId('session-checked-in')).toHaveText('1');
+  await door.scan(seed.guests.edsger.barcode);
+  await door.expectResult('session_full', 'Session full', 'Edsger Dijkstra', 'Workshop');
+  await door.screenshot('22-session-full');
+
+  // Back to the event door: scans carry no session again.
+  await door.pickSession('The event');
+  await expect(page.locator('.session-chip')).toHaveCount(0);
+  await door.scan(seed.guests.edsger.barcode);
+  await door.expectResult('checked_in', 'Checked in', 'Edsger Dijkstra');
+});
