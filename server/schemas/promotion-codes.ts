@@ -57,7 +57,8 @@ export const PromotionCodeUpdate = z
   })
   .openapi('PromotionCodeUpdate');
 
-export const PromotionCodeParams = EventParams.extend({ promotion_code_id: pathId });
+// An id that is no id at all answers "Promotion code not found." like any unknown one.
+export const PromotionCodeParams = EventParams.extend({ promotion_code_id: pathId.catch(0).openapi({ type: 'integer' }) });
 
 export const PromotionCodeListQuery = ListQuery;
 

@@ -54,7 +54,10 @@ export const SessionUpdate = z
   })
   .openapi('SessionUpdate');
 
-export const SessionParams = EventParams.extend({ session_id: pathId });
+/** A session id that is no id at all answers "Session not found." like any unknown one. */
+const sessionId = pathId.catch(0).openapi({ type: 'integer' });
+
+export const SessionParams = EventParams.extend({ session_id: sessionId });
 
 export const SessionListQuery = ListQuery.extend({ track_id: integer().optional() });
 
@@ -79,7 +82,7 @@ export const Session = z
   })
   .openapi('Session');
 
-export const SessionRegistrationParams = EventParams.extend({ guest_id: pathId, session_id: pathId });
+export const SessionRegistrationParams = EventParams.extend({ guest_id: pathId.catch(0).openapi({ type: 'integer' }), session_id: sessionId });
 
 export const SessionRegistrationBody = z.object({ attend: boolean().default(true) }).openapi('SessionRegistrationBody');
 

@@ -23,7 +23,8 @@ export const TrackUpdate = z
   })
   .openapi('TrackUpdate');
 
-export const TrackParams = EventParams.extend({ track_id: pathId });
+// A track id that is no id at all answers "Track not found." like any unknown one.
+export const TrackParams = EventParams.extend({ track_id: pathId.catch(0).openapi({ type: 'integer' }) });
 
 export const Track = z
   .object({
