@@ -1,0 +1,140 @@
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { loadConfig } from './config';
+import { createDb, migrateLatest, type Db } from '../db/knex';
+import { HttpError } from './errors';
+import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
+
+const USAGE = `Usage:
+  npm run doorlist -- export --event <id> --out <file> [--db <file>]
+  npm run doorlist -- import --in <file> [--group <id>] [--db <file>]
+
+Works directly on the database (--db, else DOORLIST_DB, else the per-user default).
+An import of an event that exists here merges into it; a new event needs --group.`;
+
+class UsageError extends Error {}
+
+function progressBar(label: string): { onProgress: Progress; stop: () => void } {
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} records`, stream: process.stderr, hideCursor: true, noTTYOutput: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress: (done, total) => {
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
+      bar.setTotal(total);
+      bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive integer id.`);
+  return Number(value);
+}
+
+function summary(result: ImportResult): string {
+  const lines = [`${result.event_created ? 'Created' : 'Merged into'} event ${result.event_id}.`];
+  const tables = Object.keys(result.created);
+  const width = Math.max(...tables.map((t) => t.length));
+  lines.push(`${'table'.padEnd(width)}  created  updated  unchanged  skipped`);
+  for (const t of tables) {
+    const cells = [result.created[t], result.updated[t], result.unchanged[t], result.skipped[t]];
+    if (cells.every((n) => n === 0)) continue;
+    lines.push(`${t.padEnd(width)}  ${String(cells[0]).padStart(7)}  ${String(cells[1]).padStart(7)}  ${String(cells[2]).padStart(9)}  ${String(cells[3]).padStart(7)}`);
+  }
+  lines.push(`Check-ins added: ${result.checkins_added}`);
+  for (const c of result.conflicts) lines.push(`Conflict: ${c.table} ${c.uid} ${c.kind}${c.value ? ` "${c.value}"` : ''}: ${c.resolution}`);
+  for (const d of result.double_admissions) {
+    lines.push(`Double admission: ${d.name} (guest ${d.guest_id}): ${d.checkins.map((c) => `${c.station ?? 'unknown station'} at ${c.scanned_at}`).join(' and ')}`);
+  }
+  return lines.join('\n');
+}
+
+async function runExport(db: Db, values: Record<string, string | boolean | undefined>): Promise<void> {
+  const eventId = positiveInt(values.event as string | undefined, '--event');
+  const out = values.out as string | undefined;
+  if (eventId === undefined || !out) throw new UsageError('export needs --event <id> and --out <file>.');
+  const event = await db('events').where({ id: eventId }).first();
+  if (!event) throw new UsageError(`Event ${eventId} not found in this database.`);
+  const bar = progressBar('Exporting');
+  const started = Date.now();
+  try {
+    const counts = await exportEventToPath(db, event, out, bar.onProgress);
+    bar.stop();
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    process.stdout.write(`Exported "${event.name}" (event ${eventId}) to ${out}: ${total} records in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+    for (const [table, n] of Object.entries(counts)) if (n > 0) process.stdout.write(`  ${table}: ${n}\n`);
+  } finally {
+    bar.stop();
+  }
+}
+
+async function runImport(db: Db, values: Record<string, string | boolean | undefined>): Promise<void> {
+  const file = values.in as string | undefined;
+  if (!file) throw new UsageError('import needs --in <file>.');
+  const groupId = positiveInt(values.group as string | undefined, '--group');
+  const bar = progressBar('Importing');
+  try {
+    // The command line works with the whole database, as its administrator.
+    const result = await importEventFile(db, file, { scope: null, groupId }, bar.onProgress);
+    bar.stop();
+    process.stdout.write(summary(result) + '\n');
+  } finally {
+    bar.stop();
+  }
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      db: { type: 'string' },
+      event: { type: 'string' },
+      out: { type: 'string' },
+      in: { type: 'string' },
+      group: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const command = positionals[0];
+  if (values.help || (command !== 'export' && command !== 'import')) {
+    process.stdout.write(USAGE + '\n');
+    return values.help ? 0 : 2;
+  }
+  const config = loadConfig(process.env, values.db ? ['--db', values.db] : []);
+  const db = createDb(config.db);
+  try {
+    await migrateLatest(db);
+    if (command === 'export') await runExport(db, values);
+    else await runImport(db, values);
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof HttpError) {
+        const detail = err.body.detail ?? err.body.details ?? JSON.stringify(err.body);
+        process.stderr.write(`Import refused: ${Array.isArray(detail) ? detail.join(' ') : String(detail)}\n`);
+      } else if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+        process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+      } else process.stderr.write(`doorlist: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,198 @@
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
+import type { Writable } from 'node:stream';
+import zlib from 'node:zlib';
+import { z } from '../schemas/zod';
+import { MSG } from '../schemas/messages';
+import { ValidationError } from '../errors';
+
+/**
+ * The event file: gzip-compressed NDJSON, written and read as a stream.
+ *   line 1      header  {"format":"doorlist-event","version":1,"station",...,"counts",...}
+ *   lines 2..n  records {"table":"guests","record":{...}}  (the event first, parents first)
+ *   last line   trailer {"trailer":{"records":n,"sha256":"..."}}
+ * The sha256 covers every byte before the trailer (header and records, each with its
+ * newline), so the checksum travels inside the one file and is checked before importing.
+ */
+export const EVENT_FILE_FORMAT = 'doorlist-event';
+export const EVENT_FILE_VERSION = 1;
+export const EVENT_FILE_MEDIA_TYPE = 'application/vnd.doorlist.event+gzip';
+export const EVENT_FILE_EXTENSION = '.doorlist.gz';
+
+export const EventFileHeader = z.object({
+  format: z.literal(EVENT_FILE_FORMAT),
+  version: z.number().int().min(1),
+  station: z.string(),
+  exported_at: z.string(),
+  generator: z.string().optional(),
+  event: z.object({ uid: z.string(), name: z.string() }),
+  tables: z.array(z.string()),
+  counts: z.record(z.string(), z.number().int().min(0)),
+  checksum: z.object({ algorithm: z.literal('sha256'), location: z.literal('trailer'), covers: z.string() }),
+});
+export type EventFileHeader = z.infer<typeof EventFileHeader>;
+
+const Trailer = z.object({ trailer: z.object({ records: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) }) });
+
+export const CHECKSUM_COVERS = 'every line before the trailer, this header included, each with its newline';
+
+/** A file that cannot be imported: 400 `{detail}` with what the user reads. */
+export class EventFileError extends ValidationError {
+  constructor(message: string) {
+    super({ detail: message });
+  }
+}
+
+/** Streams an event file into `out`, compressing as it goes and honouring backpressure. */
+export class EventFileWriter {
+  private readonly gzip = zlib.createGzip({ level: 6 });
+  private readonly hash: Hash = createHash('sha256');
+  private recordCount = 0;
+  private readonly done: Promise<unknown>;
+
+  constructor(out: Writable) {
+    this.gzip.pipe(out);
+    this.done = once(out, 'finish');
+  }
+
+  async header(header: Omit<EventFileHeader, 'format' | 'version' | 'checksum'>): Promise<void> {
+    const full: EventFileHeader = {
+      format: EVENT_FILE_FORMAT,
+      version: EVENT_FILE_VERSION,
+      ...header,
+      checksum: { algorithm: 'sha256', location: 'trailer', covers: CHECKSUM_COVERS },
+    };
+    await this.write(JSON.stringify(full) + '\n', true);
+  }
+
+  async records(table: string, records: unknown[]): Promise<void> {
+    let chunk = '';
+    for (const record of records) chunk += JSON.stringify({ table, record }) + '\n';
+    this.recordCount += records.length;
+    await this.write(chunk, true);
+  }
+
+  async finish(): Promise<void> {
+    const trailer = { trailer: { records: this.recordCount, sha256: this.hash.digest('hex') } };
+    await this.write(JSON.stringify(trailer) + '\n', false);
+    this.gzip.end();
+    await this.done;
+  }
+
+  private async write(text: string, hashed: boolean): Promise<void> {
+    if (hashed) this.hash.update(text, 'utf8');
+    if (!this.gzip.write(text)) await once(this.gzip, 'drain');
+  }
+}
+
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+/** The decompressed lines of a file; gzip errors (truncated, CRC) surface from the loop. */
+async function* lines(file: string): AsyncGenerator<string> {
+  const gunzip = zlib.createGunzip();
+  fs.createReadStream(file)
+    .on('error', (err) => gunzip.destroy(err))
+    .pipe(gunzip);
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of gunzip) {
+    const parts = (rest + decoder.write(chunk as Buffer)).split('\n');
+    rest = parts.pop() as string;
+    yield* parts;
+  }
+  rest += decoder.end();
+  if (rest) yield rest;
+}
+
+function explain(err: unknown): EventFileError {
+  if (err instanceof EventFileError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR') return new EventFileError(MSG.eventFileDamaged);
+  throw err;
+}
+
+function parseHeader(line: string | undefined): EventFileHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(line ?? '');
+  } catch {
+    throw new EventFileError(MSG.eventFileForeign);
+  }
+  const format = (value as { format?: unknown })?.format;
+  const version = (value as { version?: unknown })?.version;
+  if (format !== EVENT_FILE_FORMAT) throw new EventFileError(MSG.eventFileForeign);
+  if (typeof version === 'number' && Number.isInteger(version) && version > EVENT_FILE_VERSION) {
+    throw new EventFileError(MSG.eventFileNewer(version, EVENT_FILE_VERSION));
+  }
+  const parsed = EventFileHeader.safeParse(value);
+  if (!parsed.success) throw new EventFileError(MSG.eventFileForeign);
+  return parsed.data;
+}
+
+/**
+ * First pass over a file, touching no database: is it gzip, ours, a version we read, whole
+ * (gzip CRC and length) and unaltered (sha256 of the trailer)? Returns the header.
+ */
+export async function verifyEventFile(file: string): Promise<EventFileHeader> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const magic = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    if (bytesRead < 2 || !magic.equals(GZIP_MAGIC)) throw new EventFileError(MSG.eventFileForeign);
+  } finally {
+    await handle.close();
+  }
+  const hash = createHash('sha256');
+  let header: EventFileHeader | undefined;
+  let previous: string | undefined;
+  let records = -1;
+  try {
+    for await (const line of lines(file)) {
+      if (header === undefined) header = parseHeader(line);
+      if (previous !== undefined) {
+        hash.update(previous + '\n', 'utf8');
+        records++;
+      }
+      previous = line;
+    }
+  } catch (err) {
+    throw explain(err);
+  }
+  if (header === undefined) throw new EventFileError(MSG.eventFileForeign);
+  let trailer: z.infer<typeof Trailer> | undefined;
+  try {
+    trailer = Trailer.parse(JSON.parse(previous ?? ''));
+  } catch {
+    throw new EventFileError(MSG.eventFileDamaged);
+  }
+  if (trailer.trailer.sha256 !== hash.digest('hex') || trailer.trailer.records !== records) throw new EventFileError(MSG.eventFileDamaged);
+  return header;
+}
+
+/** Second pass: the records of a verified file, in order. */
+export async function* readEventRecords(file: string): AsyncGenerator<{ table: string; record: unknown }> {
+  let first = true;
+  try {
+    for await (const line of lines(file)) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      let value: { table?: unknown; record?: unknown; trailer?: unknown };
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new EventFileError(MSG.eventFileInvalid('a line is not JSON'));
+      }
+      if (value.trailer !== undefined) return;
+      if (typeof value.table !== 'string' || typeof value.record !== 'object' || value.record === null) {
+        throw new EventFileError(MSG.eventFileInvalid('a line is not a record'));
+      }
+      yield { table: value.table, record: value.record };
+    }
+  } catch (err) {
+    throw explain(err);
+  }
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+import { resourceRouter, type RouteDeps } from '../route';
+import { HttpError, ValidationError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import { EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
+import { MSG } from '../schemas/messages';
+import { EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
+
+/** An event file of 100k guests is tens of megabytes; this leaves room for far larger ones. */
+export const EVENT_FILE_MAX_BYTES = 500 * 1024 * 1024;
+// Bodies the JSON and form parsers have already consumed can never be an event file.
+const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded', 'text/*'];
+
+/** Streams the request body to `file`, refusing it past `limit` bytes. */
+export async function spoolBody(req: Request, file: string, limit: number): Promise<void> {
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > limit) done(new HttpError(413, { detail: MSG.bodyTooLarge }));
+      else done(null, chunk);
+    },
+  });
+  await pipeline(req, counter, fs.createWriteStream(file));
+}
+
+export function eventFilesRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/export',
+    summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed)',
+    tags: ['Event files'],
+    params: EventParams,
+    responses: {
+      200: { description: 'The event file', content: { [EVENT_FILE_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, caller, res }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      // Written to disk first: the snapshot transaction ends before a slow download begins.
+      const file = tempEventFile();
+      try {
+        await exportEventToPath(deps.db, event, file);
+        const { size } = await fs.promises.stat(file);
+        res.status(200);
+        res.attachment(eventFileName(event));
+        // After attachment(), which would name it application/gzip from the extension.
+        res.setHeader('Content-Type', EVENT_FILE_MEDIA_TYPE);
+        res.setHeader('Content-Length', String(size));
+        await pipeline(fs.createReadStream(file), res);
+      } finally {
+        await fs.promises.rm(file, { force: true });
+      }
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/import',
+    summary: 'Import an event file: a new event is created whole, an existing one (same uid) is merged',
+    tags: ['Event files'],
+    query: EventFileImportQuery,
+    rawBody: { contentType: 'application/gzip', description: 'The event file as exported, sent as is' },
+    responses: {
+      200: { description: 'Merged into the existing event', content: { 'application/json': { schema: EventFileImportResult } } },
+      201: { description: 'A new event was created', content: { 'application/json': { schema: EventFileImportResult } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+      413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ query, caller, req }) => {
+      if (req.is(PARSED_TYPES)) throw new ValidationError({ detail: MSG.eventFileContentType });
+      const file = tempEventFile();
+      try {
+        await spoolBody(req, file, EVENT_FILE_MAX_BYTES);
+        const result = await importEventFile(deps.db, file, {
+          scope: caller.groups,
+          groupId: query.group_id ?? caller.groupId ?? undefined,
+        });
+        return { status: result.event_created ? 201 : 200, body: result };
+      } finally {
+        await fs.promises.rm(file, { force: true });
+      }
+    },
+  });
+
+  return router;
+}

@@ -1,0 +1,43 @@
+import { z } from './zod';
+import { integer } from './fields';
+
+export const EventFileImportQuery = z.object({
+  group_id: integer().optional().openapi({ description: "Group of a new event (an API key's own group when omitted); an existing event keeps its group." }),
+});
+
+const Counts = z.record(z.string(), z.number().int());
+
+const Conflict = z
+  .object({
+    table: z.string(),
+    uid: z.string(),
+    kind: z.enum(['barcode', 'nfc_tag', 'code', 'other_event']),
+    value: z.string().optional(),
+    existing_id: z.number().int().optional(),
+    existing_uid: z.string().optional(),
+    resolution: z.string(),
+  })
+  .openapi('EventFileConflict');
+
+const DoubleAdmission = z
+  .object({
+    guest_id: z.number().int(),
+    guest_uid: z.string(),
+    name: z.string(),
+    checkins: z.array(z.object({ uid: z.string(), station: z.string().nullable(), scanned_at: z.string() })),
+  })
+  .openapi('DoubleAdmission');
+
+export const EventFileImportResult = z
+  .object({
+    event_id: z.number().int(),
+    event_created: z.boolean(),
+    created: Counts,
+    updated: Counts,
+    unchanged: Counts,
+    skipped: Counts,
+    checkins_added: z.number().int(),
+    conflicts: z.array(Conflict),
+    double_admissions: z.array(DoubleAdmission),
+  })
+  .openapi('EventFileImportResult');
