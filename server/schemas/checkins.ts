@@ -1,0 +1,136 @@
+import { z } from './zod';
+import { choice, datetime, integer, optionalText, pathId } from './fields';
+import { MSG } from './messages';
+import { ListQuery } from '../pagination';
+
+export const CHECKIN_DIRECTIONS = ['in', 'out'] as const;
+export type CheckinDirection = (typeof CHECKIN_DIRECTIONS)[number];
+
+/** The `status` of every scan answer, as the door screen switches on it. */
+export const SCAN_STATUS = {
+  checkedIn: 'checked_in',
+  checkedOut: 'checked_out',
+  alreadyCheckedIn: 'already_checked_in',
+  notCheckedIn: 'not_checked_in',
+  notFound: 'not_found',
+  inactive: 'inactive',
+  sessionFull: 'session_full',
+  notRegistered: 'not_registered',
+} as const;
+
+/** A scanned code: trimmed, not blank; at most the stored column width. */
+function scannedCode() {
+  return z
+    .string({ error: MSG.invalidString })
+    .trim()
+    .min(1, { error: MSG.blank })
+    .max(128, { error: 'Ensure this field has no more than 128 characters.' })
+    .optional();
+}
+
+export const CheckinCreate = z
+  .object({
+    barcode: scannedCode(),
+    nfc_tag: scannedCode(),
+    guest_id: integer().optional(),
+    session_id: integer().nullish(),
+    direction: choice(CHECKIN_DIRECTIONS, MSG.invalidDirection).default('in'),
+    // The client's scan id: a replay of the same uid gets the first answer again.
+    uid: z
+      .string({ error: MSG.invalidString })
+      .trim()
+      .min(1, { error: MSG.blank })
+      .max(64, { error: 'Ensure this field has no more than 64 characters.' })
+      .optional(),
+    // When the scan happened (UTC), kept as sent so an offline station's queue keeps its times.
+    scanned_at: datetime().optional(),
+    station: optionalText(128),
+  })
+  .superRefine((scan, ctx) => {
+    const targets = [scan.barcode, scan.nfc_tag, scan.guest_id].filter((v) => v !== undefined).length;
+    if (targets !== 1) ctx.addIssue({ code: 'custom', path: [], message: MSG.oneScanTarget });
+  })
+  .openapi('CheckinCreate');
+
+export type CheckinCreateInput = z.output<typeof CheckinCreate>;
+
+export const CheckinEventParams = z.object({ event_id: pathId });
+export const CheckinParams = z.object({ event_id: pathId, checkin_id: pathId });
+
+export const CheckinListQuery = ListQuery.extend({
+  guest_id: integer().optional(),
+  session_id: integer().optional(),
+});
+
+/** Who is standing at the door: enough for the screen to greet or refuse them. */
+export const ScanGuest = z
+  .object({
+    id: z.number().int(),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    company: z.string().nullable(),
+    registration_type: z.number().int(),
+    registration_type_name: z.string(),
+    barcode: z.string(),
+  })
+  .openapi('ScanGuest');
+
+export const ScanAccepted = z
+  .object({
+    id: z.number().int(),
+    uid: z.string(),
+    guest_id: z.number().int(),
+    session_id: z.number().int().nullable(),
+    direction: z.enum(CHECKIN_DIRECTIONS),
+    status: z.enum([SCAN_STATUS.checkedIn, SCAN_STATUS.checkedOut]),
+    scanned_at: z.string(),
+    station: z.string().nullable(),
+    guest: ScanGuest,
+  })
+  .openapi('ScanAccepted');
+
+export const ScanRefused = z
+  .object({
+    details: z.string(),
+    status: z.string(),
+    checked_in_at: z.string().optional(),
+    guest: ScanGuest.optional(),
+  })
+  .openapi('ScanRefused');
+
+export const Checkin = z
+  .object({
+    id: z.number().int(),
+    uid: z.string(),
+    guest_id: z.number().int(),
+    session_id: z.number().int().nullable(),
+    direction: z.enum(CHECKIN_DIRECTIONS),
+    scanned_at: z.string(),
+    station: z.string().nullable(),
+    undone_at: z.string().nullable(),
+    created: z.string(),
+    modified: z.string(),
+  })
+  .openapi('Checkin');
+
+export const EventStats = z
+  .object({
+    total: z.number().int(),
+    checked_in: z.number().int(),
+    inactive: z.number().int(),
+    registration_types: z.array(z.object({ id: z.number().int(), name: z.string(), total: z.number().int(), checked_in: z.number().int() })),
+    sessions: z.array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        registered: z.number().int(),
+        checked_in: z.number().int(),
+        capacity: z.number().int(),
+        overbook_capacity: z.number().int(),
+      }),
+    ),
+    stations: z.array(z.object({ station: z.string().nullable(), checked_in: z.number().int(), checked_out: z.number().int() })),
+    arrivals: z.array(z.object({ starts: z.string(), checked_in: z.number().int() })),
+  })
+  .openapi('EventStats');

@@ -1,0 +1,469 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../server/schemas/messages';
+import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
+import { TestServer } from '../helpers/server';
+
+const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+
+describe('check-ins', () => {
+  let server: TestServer;
+  let eventId: number;
+  let typeId: number;
+  let counter = 0;
+
+  before(async () => {
+    server = await TestServer.start();
+    eventId = await createEvent(server, await createGroup(server));
+    typeId = await seedRegistrationType(server, eventId, 'VIP');
+  });
+  after(() => server.stop());
+
+  /** A fresh guest of the shared event (each test its own, so tests stay independent). */
+  async function newGuest(fields: Record<string, unknown> = {}) {
+    counter += 1;
+    const barcode = `BC${String(counter).padStart(5, '0')}`;
+    const [id] = await seedGuests(server, eventId, typeId, [
+      { first_name: 'Grace', last_name: `Hopper ${counter}`, email: `grace${counter}@navy.test`, company: 'Navy', barcode, ...fields },
+    ]);
+    const summary = {
+      id,
+      first_name: 'Grace',
+      last_name: `Hopper ${counter}`,
+      email: `grace${counter}@navy.test`,
+      company: 'Navy',
+      registration_type: typeId,
+      registration_type_name: 'VIP',
+      barcode: (fields.barcode as string) ?? barcode,
+    };
+    return { id, barcode: summary.barcode, summary };
+  }
+
+  describe('POST /events/:event_id/checkins', () => {
+    it('answers 201 checked_in with the full body and marks the guest in', async () => {
+      const guest = await newGuest();
+      const before = await guestState(server, guest.id);
+      const res = await scan(server, eventId, { barcode: guest.barcode, uid: 'scan-first-1', scanned_at: '2026-12-01T18:02:07', station: 'Door A' });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(typeof res.body.id, 'number');
+      assert.deepEqual(res.body, {
+        id: res.body.id,
+        uid: 'scan-first-1',
+        guest_id: guest.id,
+        session_id: null,
+        direction: 'in',
+        status: 'checked_in',
+        scanned_at: '2026-12-01T18:02:07',
+        station: 'Door A',
+        guest: guest.summary,
+      });
+      const after = await guestState(server, guest.id);
+      assert.equal(after.checked_in_at, '2026-12-01T18:02:07');
+      assert.ok(after.modified > before.modified, 'modified moves so door laptops re-sync the guest');
+      const row = await server.db('checkins').where({ id: res.body.id }).first();
+      assert.equal(row.scanned_at, '2026-12-01T18:02:07');
+      assert.match(row.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    });
+
+    it('finds the guest by nfc_tag and by guest_id; a scan without uid or time gets a UUID and now', async () => {
+      const byTag = await newGuest({ nfc_tag: '04:A2:19:7F' });
+      const res = await scan(server, eventId, { nfc_tag: '04:A2:19:7F' });
+      assert.equal(res.status, 201);
+      assert.match(res.body.uid, /^[0-9a-f-]{36}$/);
+      assert.match(res.body.scanned_at, API_DATETIME);
+      assert.ok(Math.abs(Date.parse(`${res.body.scanned_at}Z`) - Date.now()) < 60_000);
+      assert.equal(res.body.station, null);
+      assert.equal(res.body.guest_id, byTag.id);
+
+      const byId = await newGuest();
+      const res2 = await scan(server, eventId, { guest_id: byId.id });
+      assert.equal(res2.status, 201);
+      assert.deepEqual(res2.body.guest, byId.summary);
+    });
+
+    it('answers 409 already_checked_in with checked_in_at and the guest on a second scan', async () => {
+      const guest = await newGuest();
+      assert.equal((await scan(server, eventId, { barcode: guest.barcode, scanned_at: '2026-12-01T18:10' })).status, 201);
+      const res = await scan(server, eventId, { barcode: guest.barcode });
+      assert.equal(res.status, 409);
+      assert.deepEqual(res.body, {
+        details: MSG.guestAlreadyCheckedIn,
+        status: 'already_checked_in',
+        checked_in_at: '2026-12-01T18:10:00',
+        guest: guest.summary,
+      });
+      assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
+    });
+
+    it('answers 201 checked_out for direction out, then 409 not_checked_in with the guest, then lets them in again', async () => {
+      const guest = await newGuest();
+      const notIn = await scan(server, eventId, { barcode: guest.barcode, direction: 'out' });
+      assert.equal(notIn.status, 409);
+      assert.deepEqual(notIn.body, { details: MSG.guestNotCheckedIn, status: 'not_checked_in', guest: guest.summary });
+
+      assert.equal((await scan(server, eventId, { barcode: guest.barcode })).status, 201);
+      const out = await scan(server, eventId, { barcode: guest.barcode, direction: 'out', station: 'Exit' });
+      assert.equal(out.status, 201);
+      assert.equal(out.body.status, 'checked_out');
+      assert.equal(out.body.direction, 'out');
+      assert.equal(out.body.station, 'Exit');
+      assert.equal((await guestState(server, guest.id)).checked_in_at, null);
+
+      const again = await scan(server, eventId, { barcode: guest.barcode, direction: 'out' });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.status, 'not_checked_in');
+      const back = await scan(server, eventId, { barcode: guest.barcode });
+      assert.equal(back.status, 201);
+      assert.equal(back.body.status, 'checked_in');
+    });
+
+    it('answers 404 not_found for an unknown code or id, with no guest', async () => {
+      for (const body of [{ barcode: 'NO-SUCH-CODE' }, { nfc_tag: 'FF:FF' }, { guest_id: 999999 }]) {
+        const res = await scan(server, eventId, body);
+        assert.equal(res.status, 404, JSON.stringify(body));
+        assert.deepEqual(res.body, { details: MSG.guestNotFound, status: 'not_found' });
+      }
+    });
+
+    it("answers 404 not_found for another event's guest, even of the same organiser", async () => {
+      const otherEvent = await createEvent(server, await createGroup(server));
+      const otherType = await seedRegistrationType(server, otherEvent);
+      const [otherGuest] = await seedGuests(server, otherEvent, otherType, [{ barcode: 'OTHER-EVENT-1' }]);
+      for (const body of [{ barcode: 'OTHER-EVENT-1' }, { guest_id: otherGuest }]) {
+        const res = await scan(server, eventId, body);
+        assert.equal(res.status, 404);
+        assert.deepEqual(res.body, { details: MSG.guestNotFound, status: 'not_found' });
+      }
+    });
+
+    it('answers 400 inactive with the guest; an inactive guest who is in can still be let out', async () => {
+      const guest = await newGuest({ objstatus: 2 });
+      const res = await scan(server, eventId, { barcode: guest.barcode });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { details: MSG.guestInactive, status: 'inactive', guest: guest.summary });
+      assert.equal((await guestState(server, guest.id)).checked_in_at, null);
+
+      const inside = await newGuest();
+      assert.equal((await scan(server, eventId, { barcode: inside.barcode })).status, 201);
+      await server.db('guests').where({ id: inside.id }).update({ objstatus: 2 });
+      assert.equal((await scan(server, eventId, { barcode: inside.barcode, direction: 'out' })).status, 201);
+    });
+
+    it('answers 404 {detail: "Session not found."} for a session of no or another event', async () => {
+      const guest = await newGuest();
+      const otherEvent = await createEvent(server, await createGroup(server));
+      const foreignSession = await createSession(server, otherEvent);
+      for (const sessionId of [987654, foreignSession]) {
+        const res = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId });
+        assert.equal(res.status, 404);
+        assert.deepEqual(res.body, { detail: MSG.sessionNotFound });
+      }
+      assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 0);
+    });
+
+    it('answers the event 404 for an event out of scope, and scans nothing', async () => {
+      const { a, b } = await twoOrganisers(server);
+      const typeA = await seedRegistrationType(server, a.eventId);
+      await seedGuests(server, a.eventId, typeA, [{ barcode: 'SCOPE-A-1' }]);
+      const res = await scan(server, a.eventId, { barcode: 'SCOPE-A-1' }, b.key);
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+      assert.equal(await countCheckins(server, a.eventId), 0);
+      assert.equal((await scan(server, a.eventId, { barcode: 'SCOPE-A-1' }, a.key)).status, 201);
+    });
+
+    describe('validation', () => {
+      it('answers 400 when none or more than one of barcode, nfc_tag, guest_id is sent', async () => {
+        for (const body of [{}, { barcode: 'A', guest_id: 1 }, { barcode: 'A', nfc_tag: 'B' }, { station: 'Door' }]) {
+          const res = await scan(server, eventId, body);
+          assert.equal(res.status, 400, JSON.stringify(body));
+          assert.deepEqual(res.body, { non_field_errors: [MSG.oneScanTarget] });
+        }
+      });
+
+      it('answers 400 field errors for bad values, before anything is recorded', async () => {
+        const before = await countCheckins(server, eventId);
+        const cases: [Record<string, unknown>, Record<string, string[]>][] = [
+          [{ barcode: 'A', direction: 'sideways' }, { direction: [MSG.invalidDirection] }],
+          [{ barcode: 'A', uid: 'x'.repeat(65) }, { uid: ['Ensure this field has no more than 64 characters.'] }],
+          [{ barcode: 'A', uid: '' }, { uid: [MSG.blank] }],
+          [{ barcode: 'A', scanned_at: '01/12/2026 18:00' }, { scanned_at: [MSG.datetimeFormat] }],
+          [{ barcode: 'A', scanned_at: '2026-02-30T18:00' }, { scanned_at: [MSG.datetimeFormat] }],
+          [{ barcode: '   ' }, { barcode: [MSG.blank] }],
+          [{ barcode: 12345 }, { barcode: [MSG.invalidString] }],
+          [{ guest_id: 'seven' }, { guest_id: [MSG.invalidInteger] }],
+          [{ barcode: 'A', session_id: 'main' }, { session_id: [MSG.invalidInteger] }],
+          [{ barcode: 'A', station: 's'.repeat(129) }, { station: ['Ensure this field has no more than 128 characters.'] }],
+        ];
+        for (const [body, errors] of cases) {
+          const res = await scan(server, eventId, body);
+          assert.equal(res.status, 400, JSON.stringify(body));
+          assert.deepEqual(res.body, errors, JSON.stringify(body));
+        }
+        const junk = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } });
+        assert.equal(junk.status, 400);
+        assert.equal(await countCheckins(server, eventId), before);
+      });
+
+      it('answers 404 for an event id that is no id', async () => {
+        const res = await scan(server, 0, { barcode: 'A' });
+        assert.equal(res.status, 404);
+      });
+    });
+
+    describe('sessions', () => {
+      it('scans into an open session without touching the event door state; a second scan is 409', async () => {
+        const guest = await newGuest();
+        const sessionId = await createSession(server, eventId, { name: 'Open talk' });
+        const res = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId, scanned_at: '2026-12-01T18:30' });
+        assert.equal(res.status, 201);
+        assert.equal(res.body.session_id, sessionId);
+        assert.equal(res.body.status, 'checked_in');
+        assert.equal((await guestState(server, guest.id)).checked_in_at, null, 'a session scan is attendance only');
+
+        const again = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId });
+        assert.equal(again.status, 409);
+        assert.deepEqual(again.body, { details: MSG.guestAlreadyCheckedIn, status: 'already_checked_in', checked_in_at: '2026-12-01T18:30:00', guest: guest.summary });
+
+        // The event door is separate: the guest is still let in there.
+        assert.equal((await scan(server, eventId, { barcode: guest.barcode })).status, 201);
+        const out = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId, direction: 'out' });
+        assert.equal(out.status, 201);
+        assert.equal(out.body.status, 'checked_out');
+        assert.ok((await guestState(server, guest.id)).checked_in_at, 'leaving a session is not leaving the event');
+        const notIn = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId, direction: 'out' });
+        assert.equal(notIn.status, 409);
+        assert.equal(notIn.body.status, 'not_checked_in');
+      });
+
+      it('answers 400 not_registered with the guest at an access-controlled session; registered guests get in', async () => {
+        const guest = await newGuest();
+        const sessionId = await createSession(server, eventId, { name: 'Closed workshop', access_control: true });
+        const res = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId });
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, { details: MSG.guestNotRegisteredForSession, status: 'not_registered', guest: guest.summary });
+
+        const reg = await server.put(`/events/${eventId}/guests/${guest.id}/registration/session/${sessionId}`, { attend: true });
+        assert.equal(reg.status, 200, JSON.stringify(reg.body));
+        assert.equal((await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId })).status, 201);
+      });
+
+      it('registers on the spot with auto_registration until capacity plus overbook, then 400 session_full with the guest', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'Tiny room', access_control: true, auto_registration: true, capacity: 1, overbook_capacity: 1 });
+        const guests = [await newGuest(), await newGuest(), await newGuest()];
+        for (const g of guests.slice(0, 2)) {
+          const res = await scan(server, eventId, { barcode: g.barcode, session_id: sessionId });
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+        }
+        const registered = await server.db('session_registrations').where({ session_id: sessionId }).pluck('guest_id');
+        assert.deepEqual(registered.sort(), [guests[0].id, guests[1].id].sort());
+        const full = await scan(server, eventId, { barcode: guests[2].barcode, session_id: sessionId });
+        assert.equal(full.status, 400);
+        assert.deepEqual(full.body, { details: MSG.sessionFull, status: 'session_full', guest: guests[2].summary });
+      });
+    });
+
+    describe('uid replay', () => {
+      it('answers a replayed uid with the first answer, byte for byte, and records nothing new', async () => {
+        const guest = await newGuest();
+        const first = await scan(server, eventId, { barcode: guest.barcode, uid: 'replay-ok-1', scanned_at: '2026-12-01T19:00' });
+        assert.equal(first.status, 201);
+        const count = await countCheckins(server, eventId);
+        const modified = (await guestState(server, guest.id)).modified;
+        // Even with a different body (a queue that re-sends with another time): same answer.
+        for (const body of [{ barcode: guest.barcode, uid: 'replay-ok-1', scanned_at: '2026-12-01T19:00' }, { barcode: guest.barcode, uid: 'replay-ok-1', direction: 'out' }]) {
+          const again = await scan(server, eventId, body);
+          assert.equal(again.status, 201);
+          assert.deepEqual(again.body, first.body);
+        }
+        assert.equal(await countCheckins(server, eventId), count);
+        assert.equal((await guestState(server, guest.id)).modified, modified);
+      });
+
+      it('replays a refusal as the same refusal, even after the situation changed', async () => {
+        const refused = await scan(server, eventId, { barcode: 'NOT-YET-PRINTED', uid: 'replay-refusal-1' });
+        assert.equal(refused.status, 404);
+        await seedGuests(server, eventId, typeId, [{ barcode: 'NOT-YET-PRINTED' }]);
+        const replay = await scan(server, eventId, { barcode: 'NOT-YET-PRINTED', uid: 'replay-refusal-1' });
+        assert.equal(replay.status, 404);
+        assert.deepEqual(replay.body, refused.body);
+        assert.equal((await scan(server, eventId, { barcode: 'NOT-YET-PRINTED', uid: 'replay-refusal-2' })).status, 201);
+
+        const guest = await newGuest();
+        await scan(server, eventId, { barcode: guest.barcode });
+        const already = await scan(server, eventId, { barcode: guest.barcode, uid: 'replay-409' });
+        assert.equal(already.status, 409);
+        await scan(server, eventId, { barcode: guest.barcode, direction: 'out' });
+        const replay409 = await scan(server, eventId, { barcode: guest.barcode, uid: 'replay-409' });
+        assert.equal(replay409.status, 409);
+        assert.deepEqual(replay409.body, already.body);
+      });
+
+      it("answers 400 for a uid already used in another event, and never shows that event's answer", async () => {
+        const { a, b } = await twoOrganisers(server);
+        const typeA = await seedRegistrationType(server, a.eventId);
+        const typeB = await seedRegistrationType(server, b.eventId);
+        await seedGuests(server, a.eventId, typeA, [{ barcode: 'UID-A', first_name: 'Secret' }]);
+        await seedGuests(server, b.eventId, typeB, [{ barcode: 'UID-B' }]);
+        assert.equal((await scan(server, a.eventId, { barcode: 'UID-A', uid: 'shared-uid' }, a.key)).status, 201);
+        const res = await scan(server, b.eventId, { barcode: 'UID-B', uid: 'shared-uid' }, b.key);
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, { uid: [MSG.scanUidUsedElsewhere] });
+        assert.equal(await countCheckins(server, b.eventId), 0);
+      });
+
+      it('answers a scan whose uid names a check-in imported from another laptop with that check-in', async () => {
+        const guest = await newGuest();
+        const now = new Date().toISOString();
+        const [row] = await server
+          .db('checkins')
+          .insert({ uid: 'imported-scan-1', created: now, modified: now, event_id: eventId, guest_id: guest.id, direction: 'in', scanned_at: '2026-12-01T18:45:00', station: 'Laptop 2' })
+          .returning('id');
+        const res = await scan(server, eventId, { barcode: guest.barcode, uid: 'imported-scan-1' });
+        assert.equal(res.status, 201);
+        assert.equal(res.body.id, row.id);
+        assert.equal(res.body.station, 'Laptop 2');
+        assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
+      });
+    });
+
+    describe('exactly once under concurrency', () => {
+      for (const n of [20, 200]) {
+        it(`admits the guest once among ${n} concurrent scans of one barcode with different uids; the rest 409`, async () => {
+          const guest = await newGuest();
+          const replies = await Promise.all(Array.from({ length: n }, (_, i) => scan(server, eventId, { barcode: guest.barcode, uid: `burst-${n}-${i}` })));
+          const statuses = replies.map((r) => r.status);
+          assert.equal(statuses.filter((s) => s === 201).length, 1);
+          assert.equal(statuses.filter((s) => s === 409).length, n - 1);
+          assert.ok(replies.filter((r) => r.status === 409).every((r) => r.body.status === 'already_checked_in'));
+          assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
+          // Every uid's answer is remembered: replaying the whole burst changes nothing.
+          const replayed = await Promise.all(Array.from({ length: n }, (_, i) => scan(server, eventId, { barcode: guest.barcode, uid: `burst-${n}-${i}` })));
+          assert.deepEqual(replayed.map((r) => r.status), statuses);
+          assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
+        });
+      }
+
+      it('answers 50 concurrent copies of one uid identically, with one check-in', async () => {
+        const guest = await newGuest();
+        const replies = await Promise.all(Array.from({ length: 50 }, () => scan(server, eventId, { barcode: guest.barcode, uid: 'same-uid-burst' })));
+        assert.ok(replies.every((r) => r.status === 201 && JSON.stringify(r.body) === JSON.stringify(replies[0].body)));
+        assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
+      });
+
+      it('admits exactly capacity plus overbook of concurrent scans for the last seats of an auto-registration session', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'Last seats', access_control: true, auto_registration: true, capacity: 7, overbook_capacity: 3 });
+        const guests = [];
+        for (let i = 0; i < 40; i++) guests.push(await newGuest());
+        // Two seats already taken before the rush.
+        for (const g of guests.slice(0, 2)) {
+          assert.equal((await server.put(`/events/${eventId}/guests/${g.id}/registration/session/${sessionId}`, { attend: true })).status, 200);
+        }
+        const replies = await Promise.all(guests.slice(2).map((g, i) => scan(server, eventId, { barcode: g.barcode, session_id: sessionId, uid: `seat-${i}` })));
+        const admitted = replies.filter((r) => r.status === 201).length;
+        assert.equal(admitted, 8);
+        assert.ok(replies.filter((r) => r.status !== 201).every((r) => r.status === 400 && r.body.status === 'session_full'));
+        const [{ n }] = await server.db('session_registrations').where({ session_id: sessionId }).count({ n: '*' });
+        assert.equal(Number(n), 10);
+      });
+    });
+  });
+
+  describe('GET /events/:event_id/checkins', () => {
+    it('lists check-ins in the envelope, filters by guest_id and session_id, and gives a timestamp delta', async () => {
+      const listEvent = await createEvent(server, await createGroup(server));
+      const type = await seedRegistrationType(server, listEvent);
+      const [g1, g2] = await seedGuests(server, listEvent, type, [{ barcode: 'L1' }, { barcode: 'L2' }]);
+      const sessionId = await createSession(server, listEvent);
+      const s1 = await scan(server, listEvent, { barcode: 'L1', station: 'North', scanned_at: '2026-12-01T18:00:30' });
+      await scan(server, listEvent, { barcode: 'L2' });
+      const s3 = await scan(server, listEvent, { barcode: 'L2', session_id: sessionId });
+
+      const all = await server.get(`/events/${listEvent}/checkins`);
+      assert.equal(all.status, 200);
+      assert.equal(all.body.count, 3);
+      assert.equal(all.body.next, null);
+      assert.equal(all.body.previous, null);
+      const { created, modified, ...first } = all.body.results[0];
+      assert.deepEqual(first, { id: s1.body.id, uid: s1.body.uid, guest_id: g1, session_id: null, direction: 'in', scanned_at: '2026-12-01T18:00:30', station: 'North', undone_at: null });
+      assert.match(created, API_DATETIME);
+      assert.match(modified, API_DATETIME);
+
+      const byGuest = await server.get(`/events/${listEvent}/checkins?guest_id=${g2}`);
+      assert.deepEqual(byGuest.body.results.map((c: { guest_id: number }) => c.guest_id), [g2, g2]);
+      const bySession = await server.get(`/events/${listEvent}/checkins?session_id=${sessionId}`);
+      assert.deepEqual(bySession.body.results.map((c: { id: number }) => c.id), [s3.body.id]);
+
+      const paged = await server.get(`/events/${listEvent}/checkins?page_size=2`);
+      assert.equal(paged.body.results.length, 2);
+      assert.ok(paged.body.next.includes('page=2'));
+
+      const future = await server.get(`/events/${listEvent}/checkins?timestamp=2999-01-01T00:00:00`);
+      assert.equal(future.body.count, 0);
+      const since = await server.get(`/events/${listEvent}/checkins?timestamp=946684800`);
+      assert.equal(since.body.count, 3);
+    });
+
+    it('answers 404 for an event out of scope and 400 for a bad filter', async () => {
+      const { a, b } = await twoOrganisers(server);
+      assert.equal((await server.get(`/events/${a.eventId}/checkins`, { token: b.key })).status, 404);
+      const bad = await server.get(`/events/${a.eventId}/checkins?guest_id=x`, { token: a.key });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.body, { guest_id: [MSG.invalidInteger] });
+    });
+  });
+
+  describe('DELETE /events/:event_id/checkins/:checkin_id', () => {
+    it('answers 204, flags the scan undone, lets the guest in again, and 404 the second time', async () => {
+      const guest = await newGuest();
+      const res = await scan(server, eventId, { barcode: guest.barcode });
+      const del = await server.delete(`/events/${eventId}/checkins/${res.body.id}`);
+      assert.equal(del.status, 204);
+      assert.equal(del.body, '');
+      assert.equal((await guestState(server, guest.id)).checked_in_at, null);
+      const listed = await server.get(`/events/${eventId}/checkins?guest_id=${guest.id}`);
+      assert.match(listed.body.results[0].undone_at, API_DATETIME);
+      assert.equal((await scan(server, eventId, { barcode: guest.barcode })).status, 201);
+
+      const again = await server.delete(`/events/${eventId}/checkins/${res.body.id}`);
+      assert.equal(again.status, 404);
+      assert.deepEqual(again.body, { detail: MSG.checkinNotFound });
+    });
+
+    it('undoing a check-out puts the guest back in, from the scans that remain', async () => {
+      const guest = await newGuest();
+      await scan(server, eventId, { barcode: guest.barcode, scanned_at: '2026-12-01T20:00' });
+      const out = await scan(server, eventId, { barcode: guest.barcode, direction: 'out' });
+      assert.equal((await guestState(server, guest.id)).checked_in_at, null);
+      assert.equal((await server.delete(`/events/${eventId}/checkins/${out.body.id}`)).status, 204);
+      assert.equal((await guestState(server, guest.id)).checked_in_at, '2026-12-01T20:00:00');
+      const res = await scan(server, eventId, { barcode: guest.barcode });
+      assert.equal(res.status, 409);
+      assert.equal(res.body.checked_in_at, '2026-12-01T20:00:00');
+    });
+
+    it('undoing a session scan leaves the event door state alone', async () => {
+      const guest = await newGuest();
+      const sessionId = await createSession(server, eventId, { name: 'Undo talk' });
+      await scan(server, eventId, { barcode: guest.barcode, scanned_at: '2026-12-01T21:00' });
+      const inSession = await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId });
+      assert.equal((await server.delete(`/events/${eventId}/checkins/${inSession.body.id}`)).status, 204);
+      assert.equal((await guestState(server, guest.id)).checked_in_at, '2026-12-01T21:00:00');
+      assert.equal((await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId })).status, 201);
+    });
+
+    it("answers 404 for an unknown id, another event's check-in, or an event out of scope", async () => {
+      const { a, b } = await twoOrganisers(server);
+      const typeA = await seedRegistrationType(server, a.eventId);
+      await seedGuests(server, a.eventId, typeA, [{ barcode: 'DEL-A' }]);
+      const res = await scan(server, a.eventId, { barcode: 'DEL-A' }, a.key);
+      assert.equal((await server.delete(`/events/${a.eventId}/checkins/999999`, { token: a.key })).status, 404);
+      assert.equal((await server.delete(`/events/${b.eventId}/checkins/${res.body.id}`, { token: b.key })).status, 404);
+      const outOfScope = await server.delete(`/events/${a.eventId}/checkins/${res.body.id}`, { token: b.key });
+      assert.equal(outOfScope.status, 404);
+      assert.deepEqual(outOfScope.body, { detail: MSG.eventNotFound });
+      assert.equal((await server.delete(`/events/${a.eventId}/checkins/${res.body.id}`, { token: a.key })).status, 204);
+    });
+  });
+});
