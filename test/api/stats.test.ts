@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../server/schemas/messages';
+import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { createSession, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
+import { TestServer } from '../helpers/server';
+
+describe('GET /events/:event_id/stats', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  it('answers zeros and empty lists for an event nobody has scanned at', async () => {
+    const eventId = await createEvent(server, await createGroup(server));
+    const res = await server.get(`/events/${eventId}/stats`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { total: 0, checked_in: 0, inactive: 0, registration_types: [], sessions: [], stations: [], arrivals: [] });
+  });
+
+  it('counts guests, who is in, per registration type, per session, per station and arrivals per 5 minutes', async () => {
+    const eventId = await createEvent(server, await createGroup(server));
+    const vip = await seedRegistrationType(server, eventId, 'VIP');
+    const regular = await seedRegistrationType(server, eventId, 'Regular');
+    await seedGuests(server, eventId, vip, [{ barcode: 'V1' }, { barcode: 'V2' }, { barcode: 'V3', objstatus: 2 }]);
+    await seedGuests(server, eventId, regular, [{ barcode: 'R1' }, { barcode: 'R2' }, { barcode: 'R3' }, { barcode: 'R4' }]);
+    const talk = await createSession(server, eventId, { name: 'Talk', capacity: 50, overbook_capacity: 5, access_control: true, auto_registration: true });
+    const empty = await createSession(server, eventId, { name: 'Empty room' });
+
+    const ok = async (body: Record<string, unknown>) => {
+      const res = await scan(server, eventId, body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    };
+    await ok({ barcode: 'V1', station: 'North', scanned_at: '2026-12-01T18:01:10' });
+    await ok({ barcode: 'V2', station: 'North', scanned_at: '2026-12-01T18:04:59' });
+    await ok({ barcode: 'R1', station: 'South', scanned_at: '2026-12-01T18:05:00' });
+    await ok({ barcode: 'R2', station: 'South', scanned_at: '2026-12-01T18:12:00' });
+    await ok({ barcode: 'R2', station: 'South', direction: 'out', scanned_at: '2026-12-01T18:20:00' });
+    const mistake = await ok({ barcode: 'R3', station: 'South', scanned_at: '2026-12-01T18:13:00' });
+    assert.equal((await server.delete(`/events/${eventId}/checkins/${mistake.id}`)).status, 204);
+    // Refusals are not counted anywhere.
+    assert.equal((await scan(server, eventId, { barcode: 'V1', station: 'North' })).status, 409);
+    assert.equal((await scan(server, eventId, { barcode: 'V3', station: 'North' })).status, 400);
+    // Session attendance: two guests, one of them twice (in, out, in) counts once.
+    await ok({ barcode: 'V1', session_id: talk, station: 'Talk door', scanned_at: '2026-12-01T18:30:00' });
+    await ok({ barcode: 'V1', session_id: talk, station: 'Talk door', direction: 'out', scanned_at: '2026-12-01T18:40:00' });
+    await ok({ barcode: 'V1', session_id: talk, station: 'Talk door', scanned_at: '2026-12-01T18:45:00' });
+    await ok({ barcode: 'R4', session_id: talk, station: 'Talk door', scanned_at: '2026-12-01T18:31:00' });
+
+    const res = await server.get(`/events/${eventId}/stats`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, {
+      total: 7,
+      checked_in: 3,
+      inactive: 1,
+      registration_types: [
+        { id: vip, name: 'VIP', total: 3, checked_in: 2 },
+        { id: regular, name: 'Regular', total: 4, checked_in: 1 },
+      ],
+      sessions: [
+        { id: talk, name: 'Talk', registered: 2, checked_in: 2, capacity: 50, overbook_capacity: 5 },
+        { id: empty, name: 'Empty room', registered: 0, checked_in: 0, capacity: 10000, overbook_capacity: 0 },
+      ],
+      stations: [
+        { station: 'North', checked_in: 2, checked_out: 0 },
+        { station: 'South', checked_in: 2, checked_out: 1 },
+        { station: 'Talk door', checked_in: 3, checked_out: 1 },
+      ],
+      // Event-door arrivals only, by when the scan happened: 18:00 (V1, V2), 18:05 (R1), 18:10 (R2).
+      arrivals: [
+        { starts: '2026-12-01T18:00:00', checked_in: 2 },
+        { starts: '2026-12-01T18:05:00', checked_in: 1 },
+        { starts: '2026-12-01T18:10:00', checked_in: 1 },
+      ],
+    });
+  });
+
+  it('lists scans with no station under station null', async () => {
+    const eventId = await createEvent(server, await createGroup(server));
+    const type = await seedRegistrationType(server, eventId);
+    await seedGuests(server, eventId, type, [{ barcode: 'N1' }]);
+    assert.equal((await scan(server, eventId, { barcode: 'N1' })).status, 201);
+    const res = await server.get(`/events/${eventId}/stats`);
+    assert.deepEqual(res.body.stations, [{ station: null, checked_in: 1, checked_out: 0 }]);
+    assert.equal(res.body.arrivals.length, 1);
+    assert.match(res.body.arrivals[0].starts, /^\d{4}-\d{2}-\d{2}T\d{2}:\d[05]:00$/);
+  });
+
+  it('answers 404 for an event out of scope', async () => {
+    const { a, b } = await twoOrganisers(server);
+    const res = await server.get(`/events/${a.eventId}/stats`, { token: b.key });
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+    assert.equal((await server.get(`/events/${a.eventId}/stats`, { token: a.key })).status, 200);
+  });
+});
