@@ -254,7 +254,7 @@ async function main(): Promise<void> {
   app.on('before-quit', () => {
     const server = running;
     running = undefined;
-    void server?.close();
+    void share?.close().finally(() => server?.close());
   });
   await window.loadURL(`${origin}/`);
 }

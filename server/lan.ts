@@ -180,6 +180,12 @@ export class LanShare {
     return this.info();
   }
 
+  /** On quit: HTTPS goes with the app (the HTTP server is closed by its owner). */
+  async close(): Promise<void> {
+    await this.secure?.close();
+    this.secure = undefined;
+  }
+
   async stop(): Promise<ShareInfo> {
     if (this.secure) {
       await this.secure.close();

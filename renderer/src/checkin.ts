@@ -49,7 +49,7 @@ function bodyOf(scan: ScanSend, kind: CodeKind, uid: string) {
 export async function sendScan(api: Api, eventId: number, scan: ScanSend): Promise<ApiAnswer> {
   const path = `/events/${eventId}/checkins`;
   const first = await api.request('POST', path, bodyOf(scan, scan.kind, scan.uid));
-  if (first.status === 404 && scan.kind === 'barcode' && scan.nfcFallback) {
+  if (first.status === 404 && (first.body as { status?: string })?.status === 'not_found' && scan.kind === 'barcode' && scan.nfcFallback) {
     return api.request('POST', path, bodyOf(scan, 'nfc_tag', scan.uid + NFC_UID_SUFFIX));
   }
   return first;
