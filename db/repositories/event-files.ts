@@ -163,10 +163,18 @@ function emptyCounts(): TableCounts {
 
 type Row = Record<string, unknown>;
 
-function tableQuery(db: Conn, def: TableDef, eventId: number) {
-  const q = db(`${def.name} as t`).select('t.id', 't.uid', 't.created', 't.modified', ...Object.keys(def.columns).map((c) => `t.${c}`));
+/**
+ * One page of a table as ready-made file lines: SQLite builds each record's JSON itself
+ * (json_object), so a row crosses the driver as one string, not twenty columns.
+ * (PostgreSQL would use json_build_object.)
+ */
+function tableLines(db: Conn, def: TableDef, eventId: number) {
+  const pairs: string[] = [];
+  for (const c of ['uid', 'created', 'modified', ...Object.keys(def.columns)]) pairs.push(`'${c}', t.${c}`);
+  def.refs.forEach((ref, i) => pairs.push(`'${ref.key}', r${i}.uid`));
+  const q = db(`${def.name} as t`).select('t.id', db.raw(`json_object('table', '${def.name}', 'record', json_object(${pairs.join(', ')})) as line`));
   def.refs.forEach((ref, i) => {
-    q.leftJoin(`${ref.table} as r${i}`, `r${i}.id`, `t.${ref.column}`).select(`r${i}.uid as ${ref.key}`);
+    q.leftJoin(`${ref.table} as r${i}`, `r${i}.id`, `t.${ref.column}`);
   });
   // A child table has no event_id; its first parent does.
   q.where(def.onEvent ? 't.event_id' : 'r0.event_id', eventId);
@@ -190,21 +198,20 @@ export function eventRecord(event: EventRow): Row {
   return { uid: event.uid, created: event.created, modified: event.modified, name: event.name, starts: event.starts, ends: event.ends, timezone: event.timezone };
 }
 
-const EXPORT_PAGE = 2000;
+const EXPORT_PAGE = 5000;
 
 /**
  * The records of one event, table by table, a page at a time (keyset pagination on id), so
  * a large guest list is never held whole.
  */
-export async function* eventRecordPages(db: Conn, eventId: number): AsyncGenerator<{ table: string; records: Row[] }> {
+export async function* eventRecordPages(db: Conn, eventId: number): AsyncGenerator<{ table: string; lines: string[] }> {
   for (const def of EVENT_TABLES) {
     let lastId = 0;
     for (;;) {
-      const rows: Row[] = await tableQuery(db, def, eventId).andWhere('t.id', '>', lastId).orderBy('t.id').limit(EXPORT_PAGE);
+      const rows: { id: number; line: string }[] = await tableLines(db, def, eventId).andWhere('t.id', '>', lastId).orderBy('t.id').limit(EXPORT_PAGE);
       if (rows.length === 0) break;
-      lastId = rows[rows.length - 1].id as number;
-      for (const row of rows) delete row.id;
-      yield { table: def.name, records: rows };
+      lastId = rows[rows.length - 1].id;
+      yield { table: def.name, lines: rows.map((r) => r.line) };
       if (rows.length < EXPORT_PAGE) break;
     }
   }
@@ -259,16 +266,50 @@ export interface ImportOptions {
 }
 
 const BATCH = 500;
-// SQLite allows 32766 bound variables per statement, and knex's multi-row insert is a
-// compound SELECT of at most 500 terms.
+// Records gathered before a batch is written: fewer, larger statements.
+const FLUSH = 2500;
+// SQLite allows 32766 bound variables per statement.
 const MAX_VARIABLES = 30000;
-const MAX_INSERT_ROWS = 500;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
 const eventSchema = z.object({ uid: text(36).min(1), created: time, modified: time, ...EVENT_COLUMNS });
 
 function recordSchema(def: TableDef) {
   const refs = Object.fromEntries(def.refs.map((r) => [r.key, r.nullable ? z.string().max(64).nullable() : z.string().min(1).max(64)]));
   return z.object({ uid: z.string().min(1).max(def.uidMax ?? 36), created: time, modified: time, ...def.columns, ...refs });
+}
+
+/**
+ * Multi-row INSERT ... VALUES in as few statements as the variable limit allows; knex's
+ * own multi-row insert for SQLite is a compound SELECT capped at 500 rows.
+ */
+async function insertRows(trx: Trx, table: string, rows: Row[], returning: boolean): Promise<{ id: number; uid: string }[]> {
+  if (rows.length === 0) return [];
+  const columns = Object.keys(rows[0]);
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const out: { id: number; uid: string }[] = [];
+  for (const part of chunks(rows, Math.floor(MAX_VARIABLES / columns.length))) {
+    const sql = `insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) values ${part.map(() => tuple).join(', ')}${returning ? ' returning id, uid' : ''}`;
+    const bindings = part.flatMap((r) => columns.map((c) => (r[c] ?? null) as never));
+    const result = await runAll(trx, sql, bindings);
+    if (returning) out.push(...(result as { id: number; uid: string }[]));
+  }
+  return out;
+}
+
+interface SqliteConnection {
+  all(sql: string, bindings: unknown[], done: (err: Error | null, rows: unknown[]) => void): void;
+}
+
+/**
+ * Runs one statement on the transaction's own connection. On SQLite it goes straight to the
+ * driver: knex's binding formatter costs more than the insert for statements with
+ * tens of thousands of values.
+ */
+async function runAll(trx: Trx, sql: string, bindings: unknown[]): Promise<unknown[]> {
+  const client = (trx as unknown as { client: { config: { client: unknown }; acquireConnection(): Promise<SqliteConnection> } }).client;
+  if (client.config.client !== 'sqlite3') return trx.raw(sql, bindings as never) as unknown as Promise<unknown[]>;
+  const connection = await client.acquireConnection();
+  return new Promise((resolve, reject) => connection.all(sql, bindings, (err, rows) => (err ? reject(err) : resolve(rows))));
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -316,6 +357,7 @@ export class EventMerger {
   private readonly schemas = new Map(EVENT_TABLES.map((d) => [d.name, recordSchema(d)]));
   private readonly defs = new Map(EVENT_TABLES.map((d) => [d.name, d]));
   private pending: { def: TableDef; records: Row[] } | undefined;
+  private pendingTerms: [string, number][] = [];
   private position = -1;
   private readonly now = nowIso();
 
@@ -336,12 +378,13 @@ export class EventMerger {
     if (table === 'events') return this.mergeEvent(record);
     this.pending ??= { def: this.defs.get(table)!, records: [] };
     this.pending.records.push(record as Row);
-    if (this.pending.records.length >= BATCH) await this.flush();
+    if (this.pending.records.length >= FLUSH) await this.flush();
   }
 
   async finish(): Promise<ImportResult> {
     await this.flush();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
+    await this.flushSearchTerms();
     await this.refreshDoorState();
     return { event_id: this.eventId, event_created: this.eventCreated, ...this.result };
   }
@@ -422,6 +465,9 @@ export class EventMerger {
   private async mergeBatch(def: TableDef, records: Row[]): Promise<void> {
     const trx = this.trx;
     const locals = new Map<string, Row>();
+    // A new event has nothing here to match or clash with (a uid used elsewhere is refused
+    // by the unique index, and with it the file).
+    if (this.eventCreated) return this.insertFresh(def, records);
     for (const part of chunks(records, BATCH)) {
       const rows: Row[] = await trx(def.name).whereIn('uid', part.map((r) => r.uid as string));
       for (const row of rows) locals.set(row.uid as string, row);
@@ -503,29 +549,26 @@ export class EventMerger {
   private async insertFresh(def: TableDef, fresh: Row[]): Promise<void> {
     if (fresh.length === 0) return;
     let rows = fresh;
-    if (def.natural) rows = await this.dropNaturalDuplicates(def, rows);
-    if (def.name === 'guests') rows = await this.dropCodeClashes(rows);
+    if (def.natural && !this.eventCreated) rows = await this.dropNaturalDuplicates(def, rows);
+    if (def.name === 'guests' && !this.eventCreated) rows = await this.dropCodeClashes(rows);
     if (rows.length === 0) return;
-    const width = Object.keys(rows[0]).length;
-    for (const part of chunks(rows, Math.min(MAX_INSERT_ROWS, Math.floor(MAX_VARIABLES / width)))) {
-      let inserted: { id: number; uid: string }[];
-      try {
-        inserted = await this.trx(def.name).insert(part).returning(['id', 'uid']);
-      } catch (err) {
-        if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
-        throw err;
-      }
-      for (const r of inserted) this.remember(def, r.uid, r.id);
-      this.result.created[def.name] += inserted.length;
-      if (def.name === 'guests') {
-        const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
-        await this.writeSearchTerms(part.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })));
-      }
-      if (def.name === 'checkins') {
-        this.result.checkins_added += inserted.length;
-        for (const r of inserted) this.addedCheckins.add(r.id);
-        for (const c of part) this.checkinGuests.add(c.guest_id as number);
-      }
+    let inserted: { id: number; uid: string }[];
+    try {
+      inserted = await insertRows(this.trx, def.name, rows, true);
+    } catch (err) {
+      if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
+      throw err;
+    }
+    for (const r of inserted) this.remember(def, r.uid, r.id);
+    this.result.created[def.name] += inserted.length;
+    if (def.name === 'guests') {
+      const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
+      await this.writeSearchTerms(rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })));
+    }
+    if (def.name === 'checkins') {
+      this.result.checkins_added += inserted.length;
+      for (const r of inserted) this.addedCheckins.add(r.id);
+      for (const c of rows) this.checkinGuests.add(c.guest_id as number);
     }
   }
 
@@ -592,12 +635,19 @@ export class EventMerger {
     return keep;
   }
 
+  /** New search terms are gathered and written once, sorted, at the end (see flushSearchTerms). */
   private async writeSearchTerms(guests: Row[]): Promise<void> {
-    const rows: Row[] = [];
     for (const g of guests) {
-      for (const term of searchTerms(g as never)) rows.push({ event_id: this.eventId, guest_id: g.id, term });
+      for (const term of searchTerms(g as never)) this.pendingTerms.push([term, g.id as number]);
     }
-    for (const part of chunks(rows, MAX_INSERT_ROWS)) await this.trx('guest_search_terms').insert(part);
+  }
+
+  /** Sorted by term, the (event_id, term) index grows at one end instead of all over. */
+  private async flushSearchTerms(): Promise<void> {
+    const terms = this.pendingTerms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+    this.pendingTerms = [];
+    const rows = terms.map(([term, guestId]) => ({ event_id: this.eventId, guest_id: guestId, term }));
+    await insertRows(this.trx, 'guest_search_terms', rows, false);
   }
 
   /**
@@ -606,6 +656,8 @@ export class EventMerger {
    * one of them from the file, are a double admission made while the laptops were apart.
    */
   private async refreshDoorState(): Promise<void> {
+    // A new event arrives with the door state it had; only a merge can change it.
+    if (this.eventCreated) return;
     const guestIds = [...this.checkinGuests];
     for (const part of chunks(guestIds, BATCH)) {
       const checkins: Row[] = await this.trx('checkins')
@@ -628,7 +680,8 @@ export class EventMerger {
         if ((guest.checked_in_at ?? null) !== checkedInAt) {
           await this.trx('guests').where({ id: guest.id }).update({ checked_in_at: checkedInAt, modified: this.now });
         }
-        this.findDoubleAdmissions(guest, list);
+        // A new event brings its history along; only a merge can reveal doors apart.
+        if (!this.eventCreated) this.findDoubleAdmissions(guest, list);
       }
     }
   }

@@ -74,6 +74,13 @@ export class EventFileWriter {
     await this.write(chunk, true);
   }
 
+  /** Lines already in the record form `{"table":...,"record":{...}}`. */
+  async lines(lines: string[]): Promise<void> {
+    if (lines.length === 0) return;
+    this.recordCount += lines.length;
+    await this.write(lines.join('\n') + '\n', true);
+  }
+
   async finish(): Promise<void> {
     const trailer = { trailer: { records: this.recordCount, sha256: this.hash.digest('hex') } };
     await this.write(JSON.stringify(trailer) + '\n', false);

@@ -49,8 +49,8 @@ export async function exportEventFile(db: Db, event: EventRow, out: Writable, on
     await writer.records('events', [eventRecord(event)]);
     let done = 1;
     for await (const page of eventRecordPages(trx, event.id)) {
-      await writer.records(page.table, page.records);
-      done += page.records.length;
+      await writer.lines(page.lines);
+      done += page.lines.length;
       onProgress?.(done, total);
     }
     await writer.finish();
@@ -78,7 +78,7 @@ export async function exportEventToPath(db: Db, event: EventRow, file: string, o
 export async function importEventFile(db: Db, file: string, options: ImportOptions, onProgress?: Progress): Promise<ImportResult> {
   const header = await verifyEventFile(file);
   const total = Object.values(header.counts).reduce((a, b) => a + b, 0);
-  return db.transaction(async (trx) => {
+  return withLargeCache(db, () => db.transaction(async (trx) => {
     const merger = new EventMerger(trx, options);
     const seen: TableCounts = {};
     let done = 0;
@@ -93,7 +93,21 @@ export async function importEventFile(db: Db, file: string, options: ImportOptio
     const result = await merger.finish();
     onProgress?.(total, total);
     return result;
-  });
+  }));
+}
+
+/**
+ * A big import writes a hundred thousand random uids into unique indexes: with SQLite's
+ * default 2 MB page cache that thrashes. The cache is raised for the import only.
+ */
+async function withLargeCache<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const [{ cache_size: previous }] = await db.raw('PRAGMA cache_size');
+  await db.raw('PRAGMA cache_size = -262144');
+  try {
+    return await work();
+  } finally {
+    await db.raw(`PRAGMA cache_size = ${Number(previous)}`);
+  }
 }
 
 /** A temporary path for an upload or download; the caller removes it. */

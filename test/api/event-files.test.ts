@@ -258,6 +258,7 @@ describe('POST /events/import', () => {
 });
 
 describe('POST /events/import with a file that is not whole, not ours or too new', () => {
+  let source: TestServer;
   let server: TestServer;
   let file: Buffer;
   let lines: any[];
@@ -265,17 +266,18 @@ describe('POST /events/import with a file that is not whole, not ours or too new
   let groupId: number;
 
   before(async () => {
-    server = await TestServer.start();
-    groupId = await createGroup(server);
-    const eventId = await createEvent(server, groupId);
-    await seedEvent(server, eventId);
-    file = await download(server, eventId);
+    [source, server] = await Promise.all([TestServer.start(), TestServer.start()]);
+    const eventId = await createEvent(source, await createGroup(source));
+    await seedEvent(source, eventId);
+    file = await download(source, eventId);
     lines = linesOf(file);
-    // Importing into a fresh group would create a second event, so any write would show.
-    await server.db('events').where({ id: eventId }).update({ uid: randomUUID() });
+    // The target has no such event: a whole file would create it, so any write would show.
+    groupId = await createGroup(server);
     before0 = await tableCounts(server);
   });
-  after(() => server.stop());
+  after(async () => {
+    await Promise.all([source.stop(), server.stop()]);
+  });
 
   async function refused(body: Buffer | string, detail: string, headers = GZIP) {
     const res = await importFile(server, body, `?group_id=${groupId}`, { headers });
@@ -335,5 +337,11 @@ describe('POST /events/import with a file that is not whole, not ours or too new
 
   it('answers 400 damaged when the counts of the header do not match the records', async () => {
     await refused(repack(lines, (l) => { l[0].counts.guests = 4; }), MSG.eventFileDamaged);
+  });
+
+  it('answers 201 for the whole file after all those refusals', async () => {
+    const res = await importFile(server, file, `?group_id=${groupId}`);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.created.guests, 3);
   });
 });

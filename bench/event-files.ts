@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb, migrateLatest, type Db } from '../db/knex';
+import { exportEventToPath, importEventFile } from '../server/event-file';
+
+/** Targets on the project's 2-core machine. */
+export const EVENT_FILE_TARGETS = { exportMs: 3000, importMs: 5000 };
+
+export interface EventFilesBenchResult {
+  guests: number;
+  records: number;
+  fileBytes: number;
+  exportMs: number;
+  importMs: number;
+  /** The same file imported again into the laptop that has it: every record unchanged. */
+  reimportMs: number;
+  ok: boolean;
+}
+
+function row(now: string, extra: Record<string, unknown>) {
+  return { uid: randomUUID(), created: now, modified: now, ...extra };
+}
+
+async function insertChunked(db: Db, table: string, rows: Record<string, unknown>[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    const inserted = await db(table).insert(rows.slice(i, i + 500)).returning('id');
+    ids.push(...inserted.map((r: { id: number }) => r.id));
+  }
+  return ids;
+}
+
+/** An event the size of a big conference: guests with an answer each, half of them checked in. */
+async function seedEvent(db: Db, guests: number): Promise<number> {
+  const now = new Date().toISOString();
+  const [group] = await db('groups').insert(row(now, { name: 'Bench' })).returning('id');
+  const [event] = await db('events')
+    .insert(row(now, { group_id: group.id, name: 'Bench conference', starts: '2026-12-01T09:00:00', ends: '2026-12-01T18:00:00', timezone: 'GMT' }))
+    .returning('id');
+  const [rt] = await db('registration_types').insert(row(now, { event_id: event.id, name: 'Delegate', description: '' })).returning('id');
+  const [question] = await db('custom_questions').insert(row(now, { event_id: event.id, question: 'Company size?', type: 'text' })).returning('id');
+  await db.transaction(async (trx) => {
+    for (let start = 0; start < guests; start += 5000) {
+      const batch = Array.from({ length: Math.min(5000, guests - start) }, (_, k) => {
+        const i = start + k;
+        return row(now, {
+          event_id: event.id,
+          registration_type_id: rt.id,
+          first_name: `First${i}`,
+          last_name: `Last${i}`,
+          email: `guest${i}@bench.test`,
+          company: `Company ${i % 997}`,
+          job_title: 'Engineer',
+          barcode: `BENCH${String(i).padStart(8, '0')}`,
+          checked_in_at: i % 2 === 0 ? now : null,
+        });
+      });
+      const ids = await insertChunked(trx as unknown as Db, 'guests', batch);
+      await insertChunked(trx as unknown as Db, 'guest_answers', ids.map((id) => row(now, { guest_id: id, question_id: question.id, text_answer: '11-50' })));
+      await insertChunked(
+        trx as unknown as Db,
+        'checkins',
+        ids.filter((_, k) => (start + k) % 2 === 0).map((id) => row(now, { event_id: event.id, guest_id: id, direction: 'in', scanned_at: now, station: 'bench' })),
+      );
+    }
+  });
+  return event.id;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await work();
+  return [value, Math.round(performance.now() - started)];
+}
+
+/** Export and import of a `guests`-guest event, each timed; for bench/run.ts or alone. */
+export async function benchEventFiles(options: { guests?: number; log?: (line: string) => void } = {}): Promise<EventFilesBenchResult> {
+  const guests = options.guests ?? 100_000;
+  const log = options.log ?? ((line: string) => process.stdout.write(line + '\n'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-files-'));
+  const source = createDb(path.join(dir, 'laptop1.sqlite'));
+  const target = createDb(path.join(dir, 'laptop2.sqlite'));
+  try {
+    await Promise.all([migrateLatest(source), migrateLatest(target)]);
+    log(`event files: seeding ${guests} guests...`);
+    const eventId = await seedEvent(source, guests);
+    const [group] = await target('groups').insert(row(new Date().toISOString(), { name: 'Laptop 2' })).returning('id');
+    const file = path.join(dir, 'event.doorlist.gz');
+    const event = await source('events').where({ id: eventId }).first();
+    const [counts, exportMs] = await timed(() => exportEventToPath(source, event, file));
+    const records = Object.values(counts).reduce((a, b) => a + b, 0);
+    const fileBytes = fs.statSync(file).size;
+    const [, importMs] = await timed(() => importEventFile(target, file, { scope: null, groupId: group.id }));
+    const [again, reimportMs] = await timed(() => importEventFile(target, file, { scope: null }));
+    if (again.checkins_added !== 0 || again.created.guests !== 0) throw new Error('re-import changed the event');
+    const ok = exportMs <= EVENT_FILE_TARGETS.exportMs && importMs <= EVENT_FILE_TARGETS.importMs;
+    log(`event files: ${records} records, ${(fileBytes / 1024 / 1024).toFixed(1)} MB gzip`);
+    log(`event files: export ${exportMs} ms (target ≤ ${EVENT_FILE_TARGETS.exportMs})`);
+    log(`event files: import as a new event ${importMs} ms (target ≤ ${EVENT_FILE_TARGETS.importMs})`);
+    log(`event files: import again, all unchanged ${reimportMs} ms`);
+    log(`event files: ${ok ? 'within targets' : 'OVER TARGET'}`);
+    return { guests, records, fileBytes, exportMs, importMs, reimportMs, ok };
+  } finally {
+    await Promise.all([source.destroy(), target.destroy()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const guests = Number(process.argv[2] ?? 100_000);
+  benchEventFiles({ guests }).then(
+    (result) => process.exit(result.ok ? 0 : 1),
+    (err) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
