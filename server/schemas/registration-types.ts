@@ -1,0 +1,65 @@
+import { z } from './zod';
+import { boolean, choice, datetime, integer, number, pathId, requiredBlankableText, requiredText } from './fields';
+import { MSG, REGISTRATION_TYPE_KINDS } from './messages';
+import { ListQuery } from '../pagination';
+
+/** A path id of a child record; anything else becomes 0, which matches no record. */
+const recordId = z.string().transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0));
+
+// The largest value decimal(12, 2) holds.
+const MAX_PRICE = 9_999_999_999.99;
+
+/** A price with at most two decimal places; a negative one is left for the database to refuse. */
+const price = number().pipe(
+  z
+    .number()
+    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, { error: MSG.priceDecimals })
+    .refine((v) => Math.abs(v) <= MAX_PRICE, { error: MSG.priceTooLarge }),
+);
+
+// minorder, maxorder and quantity are only typed here: their rules (not negative,
+// minorder <= maxorder) are CHECK constraints, reported as the spec's data-integrity error.
+export const RegistrationTypeCreate = z
+  .object({
+    type: choice(REGISTRATION_TYPE_KINDS, MSG.invalidRegistrationTypeKind),
+    name: requiredText(255),
+    description: requiredBlankableText(5000),
+    starts: datetime().nullish(),
+    ends: datetime().nullish(),
+    minorder: integer().nullish(),
+    maxorder: integer().nullish(),
+    price: price.nullish(),
+    quantity: integer().nullish(),
+    door: boolean().default(false),
+    online: boolean().default(false),
+  })
+  .openapi('RegistrationTypeCreate');
+
+// Any id that is not a stored one answers the resource's own 404 body.
+export const RegistrationTypeParams = z.object({ event_id: pathId, registration_type_id: recordId });
+
+export const RegistrationTypeListQuery = ListQuery;
+
+export const RegistrationType = z
+  .object({
+    id: z.number().int(),
+    event: z.number().int(),
+    type: z.enum(REGISTRATION_TYPE_KINDS),
+    name: z.string(),
+    description: z.string(),
+    starts: z.string().nullable(),
+    ends: z.string().nullable(),
+    minorder: z.number().int().nullable(),
+    maxorder: z.number().int().nullable(),
+    price: z.string().nullable().openapi({ example: '12.50' }),
+    quantity: z.number().int().nullable(),
+    door: z.boolean(),
+    online: z.boolean(),
+    source: z.string(),
+    objstatus: z.string().openapi({ example: '1' }),
+    created: z.string(),
+    modified: z.string(),
+  })
+  .openapi('RegistrationType');
+
+export type RegistrationTypeCreateInput = z.output<typeof RegistrationTypeCreate>;

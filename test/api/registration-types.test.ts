@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../server/schemas/messages';
+import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { TestServer } from '../helpers/server';
+
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+const VALID = { type: 'ticket', name: 'Early bird', description: 'Before December' };
+
+describe('registration types', () => {
+  let server: TestServer;
+  let eventId: number;
+  const path = () => `/events/${eventId}/registration_types`;
+  before(async () => {
+    server = await TestServer.start();
+    eventId = await createEvent(server, await createGroup(server, { name: 'Tickets Co' }));
+  });
+  after(() => server.stop());
+
+  describe('POST /events/:event_id/registration_types', () => {
+    it('answers 201 {id}; detail returns every field, price as a two-decimal string', async () => {
+      const res = await server.post(path(), {
+        ...VALID,
+        starts: '2026-11-01T09:00',
+        ends: '2026-11-30T23:59',
+        minorder: 1,
+        maxorder: 4,
+        price: 12.5,
+        quantity: 100,
+        door: true,
+        online: false,
+      });
+      assert.equal(res.status, 201);
+      assert.deepEqual(Object.keys(res.body), ['id']);
+      const detail = await server.get(`${path()}/${res.body.id}`);
+      assert.equal(detail.status, 200);
+      const { created, modified, ...rest } = detail.body;
+      assert.deepEqual(rest, {
+        id: res.body.id,
+        event: eventId,
+        type: 'ticket',
+        name: 'Early bird',
+        description: 'Before December',
+        starts: '2026-11-01T09:00:00',
+        ends: '2026-11-30T23:59:00',
+        minorder: 1,
+        maxorder: 4,
+        price: '12.50',
+        quantity: 100,
+        door: true,
+        online: false,
+        source: 'api',
+        objstatus: '1',
+      });
+      assert.match(created, DATETIME);
+      assert.match(modified, DATETIME);
+    });
+
+    it('defaults the optional fields to null and false; accepts a donation and a price sent as a string', async () => {
+      const res = await server.post(path(), { type: 'donation', name: 'Support us', description: '', price: '5' });
+      assert.equal(res.status, 201);
+      const detail = await server.get(`${path()}/${res.body.id}`);
+      assert.equal(detail.body.type, 'donation');
+      assert.equal(detail.body.description, '');
+      assert.equal(detail.body.price, '5.00');
+      for (const key of ['starts', 'ends', 'minorder', 'maxorder', 'quantity']) assert.equal(detail.body[key], null, key);
+      assert.equal(detail.body.door, false);
+      assert.equal(detail.body.online, false);
+      const free = await server.post(path(), { ...VALID });
+      assert.equal((await server.get(`${path()}/${free.body.id}`)).body.price, null);
+    });
+
+    it('answers 400 "This field is required." for type, name and description', async () => {
+      const res = await server.post(path(), {});
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { type: [MSG.required], name: [MSG.required], description: [MSG.required] });
+    });
+
+    it('answers 400 "This field may not be blank." for a blank name', async () => {
+      const res = await server.post(path(), { ...VALID, name: '   ' });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { name: [MSG.blank] });
+    });
+
+    it('answers 400 for an unknown type, a bad datetime and a non-integer quantity', async () => {
+      const res = await server.post(path(), { ...VALID, type: 'voucher', starts: '2026-11-01', quantity: 'many', door: 'perhaps' });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { type: [MSG.invalidRegistrationTypeKind], starts: [MSG.datetimeFormat], quantity: [MSG.invalidInteger], door: [MSG.invalidBoolean] });
+    });
+
+    it('answers 400 for a price with more than two decimals', async () => {
+      const res = await server.post(path(), { ...VALID, price: 1.005 });
+      assert.deepEqual(res.body, { price: [MSG.priceDecimals] });
+    });
+
+    it('answers 400 {details: [data integrity]} for what the database refuses', async () => {
+      for (const bad of [{ minorder: 5, maxorder: 2 }, { quantity: -1 }, { price: -3 }, { minorder: -1 }]) {
+        const res = await server.post(path(), { ...VALID, ...bad });
+        assert.equal(res.status, 400, JSON.stringify(bad));
+        assert.deepEqual(res.body, { details: [MSG.registrationTypeIntegrity] });
+      }
+    });
+
+    it('answers 404 for an unknown event', async () => {
+      const res = await server.post('/events/999999/registration_types', VALID);
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+    });
+  });
+
+  describe('GET /events/:event_id/registration_types/:registration_type_id', () => {
+    it('answers 404 {details: "Registration type not found."} for an unknown id, a non-number, or a type of another event', async () => {
+      const otherEvent = await createEvent(server, await createGroup(server, { name: 'Other' }));
+      const other = await server.post(`/events/${otherEvent}/registration_types`, VALID);
+      for (const id of ['999999', 'abc', String(other.body.id)]) {
+        const res = await server.get(`${path()}/${id}`);
+        assert.equal(res.status, 404, id);
+        assert.deepEqual(res.body, { details: MSG.registrationTypeNotFound });
+      }
+    });
+  });
+
+  describe('GET /events/:event_id/registration_types/', () => {
+    it('lists the event\'s types in the envelope, with and without the trailing slash', async () => {
+      const event = await createEvent(server, await createGroup(server, { name: 'List Co' }));
+      const ids: number[] = [];
+      for (const name of ['A', 'B', 'C']) ids.push((await server.post(`/events/${event}/registration_types`, { ...VALID, name })).body.id);
+      for (const suffix of ['/', '']) {
+        const res = await server.get(`/events/${event}/registration_types${suffix}`);
+        assert.equal(res.status, 200, suffix);
+        assert.deepEqual(Object.keys(res.body), ['count', 'next', 'previous', 'results']);
+        assert.equal(res.body.count, 3);
+        assert.deepEqual(res.body.results.map((r: { id: number }) => r.id), ids);
+        assert.equal(res.body.results[0].event, event);
+      }
+      const page = await server.get(`/events/${event}/registration_types/?page=2&page_size=2`);
+      assert.equal(page.body.count, 3);
+      assert.deepEqual(page.body.results.map((r: { id: number }) => r.id), [ids[2]]);
+      assert.equal(page.body.next, null);
+      assert.match(page.body.previous, /page_size=2/);
+    });
+
+    it('returns only types modified at or after `timestamp`', async () => {
+      const event = await createEvent(server, await createGroup(server, { name: 'Delta Co' }));
+      await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'Old' });
+      await new Promise((r) => setTimeout(r, 1100));
+      const since = new Date().toISOString().slice(0, 19);
+      const fresh = await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'New' });
+      const res = await server.get(`/events/${event}/registration_types/?timestamp=${since}`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body.results.map((r: { id: number }) => r.id), [fresh.body.id]);
+    });
+  });
+
+  describe('scope', () => {
+    it("answers 404 to another organiser's key on every registration type route", async () => {
+      const { a, b } = await twoOrganisers(server);
+      const created = await server.post(`/events/${a.eventId}/registration_types`, VALID, { token: a.key });
+      assert.equal(created.status, 201);
+      const asB = { token: b.key };
+      assert.equal((await server.post(`/events/${a.eventId}/registration_types`, VALID, asB)).status, 404);
+      assert.equal((await server.get(`/events/${a.eventId}/registration_types/`, asB)).status, 404);
+      assert.equal((await server.get(`/events/${a.eventId}/registration_types/${created.body.id}`, asB)).status, 404);
+      assert.equal((await server.get(`/events/${b.eventId}/registration_types/${created.body.id}`, asB)).status, 404);
+      assert.equal((await server.get(`/events/${a.eventId}/registration_types/${created.body.id}`, { token: a.key })).status, 200);
+    });
+  });
+});
