@@ -1,0 +1,75 @@
+import { findCustomQuestion, insertCustomQuestion, listCustomQuestions } from '../../db/repositories/custom-questions';
+import { envelope, envelopeSchema, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailsResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import { CustomQuestion, CustomQuestionCreate, CustomQuestionCreated, CustomQuestionListQuery, CustomQuestionParams } from '../schemas/custom-questions';
+import { MSG } from '../schemas/messages';
+
+export function customQuestionsRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/custom_questions',
+    summary: 'Create a custom question (radio, drop_down and checkbox need choices)',
+    tags: ['Custom questions'],
+    params: EventParams,
+    body: CustomQuestionCreate,
+    responses: {
+      201: { description: 'Created, with the ids of its choices', content: { 'application/json': { schema: CustomQuestionCreated } } },
+      400: { description: `Field errors, or {details: ["${MSG.choicesRequired}"]}`, content: { 'application/json': { schema: DetailsResponse } } },
+      404: MSG.eventNotFound,
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const question = await insertCustomQuestion(deps.db, event.id, {
+        question: body.question,
+        type: body.type,
+        objstatus: body.objstatus,
+        choices: (body.choices ?? []).map((c) => c.answer),
+      });
+      return { status: 201, body: { id: question.id, question: question.question, type: question.type, choices: question.choices } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/custom_questions',
+    summary: "List an event's custom questions",
+    tags: ['Custom questions'],
+    params: EventParams,
+    query: CustomQuestionListQuery,
+    responses: {
+      200: { description: 'Custom questions', content: { 'application/json': { schema: envelopeSchema(CustomQuestion, 'CustomQuestionList') } } },
+      404: MSG.eventNotFound,
+    },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { count, results } = await listCustomQuestions(deps.db, event.id, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, results) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/custom_questions/{custom_question_id}',
+    summary: 'One custom question',
+    tags: ['Custom questions'],
+    params: CustomQuestionParams,
+    responses: {
+      200: { description: 'The custom question', content: { 'application/json': { schema: CustomQuestion } } },
+      404: { description: MSG.customQuestionNotFound, content: { 'application/json': { schema: DetailsResponse } } },
+    },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const question = await findCustomQuestion(deps.db, event.id, params.custom_question_id);
+      if (!question) throw new NotFoundError(MSG.customQuestionNotFound, 'details');
+      return { status: 200, body: question };
+    },
+  });
+
+  return router;
+}
