@@ -164,6 +164,45 @@ export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow,
   return REGISTRATION_OUTCOME.registered;
 }
 
+export interface SessionRegistrationRow {
+  id: number;
+  guest_id: number;
+  session_id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  created: string;
+  modified: string;
+}
+
+export function toSessionRegistration(row: SessionRegistrationRow) {
+  return {
+    id: row.id,
+    guest_id: row.guest_id,
+    session_id: row.session_id,
+    status: REGISTRATION_OUTCOME.registered,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    created: toApiDatetime(row.created),
+    modified: toApiDatetime(row.modified),
+  };
+}
+
+/** The guests registered for a session, oldest registration first. */
+export async function listSessionRegistrations(db: Conn, sessionId: number, page: PageRequest) {
+  const base = db('session_registrations as r').join('guests as g', 'g.id', 'r.guest_id').where('r.session_id', sessionId);
+  if (page.modifiedSince) base.where('r.modified', '>=', page.modifiedSince);
+  const [{ count }] = await base.clone().count({ count: '*' });
+  const rows = await base
+    .clone()
+    .select('r.id', 'r.guest_id', 'r.session_id', 'g.first_name', 'g.last_name', 'g.email', 'r.created', 'r.modified')
+    .orderBy('r.id')
+    .limit(page.limit)
+    .offset(page.offset);
+  return { count: Number(count), rows: rows as SessionRegistrationRow[] };
+}
+
 /** Removes a registration; false when the guest was not registered. */
 export async function unregisterGuestFromSession(trx: Trx, sessionId: number, guestId: number): Promise<boolean> {
   const removed = (await trx('session_registrations').where({ session_id: sessionId, guest_id: guestId }).delete()) > 0;

@@ -3,10 +3,12 @@ import {
   findEventGuestId,
   findSession,
   insertSession,
+  listSessionRegistrations,
   listSessions,
   REGISTRATION_OUTCOME,
   registerGuestInSession,
   toSession,
+  toSessionRegistration,
   unregisterGuestFromSession,
   updateSession,
 } from '../../db/repositories/sessions';
@@ -26,7 +28,9 @@ import {
   SessionCreate,
   SessionListQuery,
   SessionParams,
+  SessionRegistration,
   SessionRegistrationBody,
+  SessionRegistrationListQuery,
   SessionRegistrationParams,
   SessionRegistrationResult,
   SessionUpdate,
@@ -131,6 +135,22 @@ export function sessionsRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       if (!(await deleteSession(deps.db, event.id, params.session_id))) throw new NotFoundError(MSG.sessionNotFound);
       return { status: 204 };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sessions/{session_id}/registrations',
+    summary: 'The guests registered for a session (timestamp gives new registrations only)',
+    tags: ['Sessions'],
+    params: SessionParams,
+    query: SessionRegistrationListQuery,
+    responses: { 200: json(envelopeSchema(SessionRegistration, 'SessionRegistrationList'), 'Registrations'), 404: sessionNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const session = await requireSession(event, params.session_id);
+      const { count, rows } = await listSessionRegistrations(deps.db, session.id, pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, rows.map(toSessionRegistration)) };
     },
   });
 

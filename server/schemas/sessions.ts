@@ -97,5 +97,21 @@ export const SessionRegistrationResult = z
   })
   .openapi('SessionRegistration');
 
+export const SessionRegistrationListQuery = ListQuery;
+
+export const SessionRegistration = z
+  .object({
+    id: z.number().int(),
+    guest_id: z.number().int(),
+    session_id: z.number().int(),
+    status: z.literal(SESSION_REGISTRATION_STATUS.registered),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    created: z.string(),
+    modified: z.string(),
+  })
+  .openapi('SessionRegistrationRecord');
+
 export type SessionCreateInput = z.output<typeof SessionCreate>;
 export type SessionUpdateInput = z.output<typeof SessionUpdate>;

@@ -160,6 +160,29 @@ describe('PUT /events/:event_id/guests/:guest_id/registration/session/:session_i
     assert.deepEqual(res.body, { detail: MSG.eventNotFound });
   });
 
+  it('GET /events/:event_id/sessions/:session_id/registrations lists the registered guests in the envelope', async () => {
+    const sessionId = await createSession();
+    const first = await createGuest();
+    const second = await createGuest();
+    const leaving = await createGuest();
+    for (const g of [first, second, leaving]) await server.put(path(g, sessionId), {});
+    await server.put(path(leaving, sessionId), { attend: false });
+    const res = await server.get(`/events/${eventId}/sessions/${sessionId}/registrations`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.count, 2);
+    assert.equal(res.body.next, null);
+    const { id, created, modified, ...rest } = res.body.results[0];
+    assert.ok(Number.isInteger(id));
+    assert.match(created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    assert.match(modified, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    const guest = (await server.get(`/events/${eventId}/guests/${first}`)).body;
+    assert.deepEqual(rest, { guest_id: first, session_id: sessionId, status: 'registered', first_name: guest.first_name, last_name: 'Doe', email: guest.email });
+    assert.equal(res.body.results[1].guest_id, second);
+    const page = await server.get(`/events/${eventId}/sessions/${sessionId}/registrations?page=2&page_size=1`);
+    assert.deepEqual(page.body.results.map((r: { guest_id: number }) => r.guest_id), [second]);
+    assert.deepEqual((await server.get(`/events/${eventId}/sessions/999999/registrations`)).body, { detail: MSG.sessionNotFound });
+  });
+
   it('drops the registrations of a deleted session', async () => {
     const guestId = await createGuest();
     const sessionId = await createSession();
@@ -178,6 +201,7 @@ describe('PUT /events/:event_id/guests/:guest_id/registration/session/:session_i
     assert.deepEqual(res.body, { detail: MSG.eventNotFound });
     assert.deepEqual((await server.put(path(guestId, sessionId, b.eventId), {}, { token: b.key })).body, { detail: MSG.guestNotFound });
     assert.equal(await registered(sessionId, a.eventId), 0);
+    assert.equal((await server.get(`/events/${a.eventId}/sessions/${sessionId}/registrations`, { token: b.key })).status, 404);
     const own = await server.put(path(guestId, sessionId, a.eventId), {}, { token: a.key });
     assert.equal(own.body.status, 'registered');
   });
