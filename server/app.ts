@@ -16,6 +16,7 @@ import { checkinsRouter } from './routes/checkins';
 import { eventFilesRouter } from './routes/event-files';
 import { eventsRouter } from './routes/events';
 import { groupsRouter } from './routes/groups';
+import { guestsRouter } from './routes/guests';
 import { customQuestionsRouter } from './routes/custom-questions';
 import { registrationTypesRouter } from './routes/registration-types';
 import { promotionCodesRouter } from './routes/promotion-codes';
@@ -25,7 +26,7 @@ import { tracksRouter } from './routes/tracks';
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
 // checkinsRouter first: the door's scan is the busiest route, matched before any other.
-const ROUTERS = [checkinsRouter, authRouter, groupsRouter, apiKeysRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter];
+const ROUTERS = [checkinsRouter, authRouter, groupsRouter, apiKeysRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, guestsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter];
 
 export const API_PREFIX = '/api/v1';
 const JSON_LIMIT = '1mb';

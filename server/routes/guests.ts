@@ -1,0 +1,145 @@
+import type { Conn } from '../../db/knex';
+import { questionsForAnswers } from '../../db/repositories/custom-questions';
+import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestWithAnswers, listGuests, updateGuest, type AnswerInput, type GuestUpdateFields } from '../../db/repositories/guests';
+import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
+import { nowIso, toApiDatetime } from '../../db/time';
+import { envelope, pageRequest } from '../pagination';
+import { resourceRouter, type RouteDeps } from '../route';
+import { NotFoundError, ValidationError, type FieldErrors } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailsResponse, IdResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import { answerQuestionIds, checkAnswers, Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
+import { MSG } from '../schemas/messages';
+
+/**
+ * Validates a guest's answers against the event's questions (one query) and returns them
+ * ready to store, or the spec's field errors. Shared with imports.
+ */
+export async function resolveAnswers(db: Conn, eventId: number, raw: unknown[]): Promise<{ answers: AnswerInput[]; errors?: FieldErrors }> {
+  return checkAnswers(raw, await questionsForAnswers(db, eventId, answerQuestionIds(raw)));
+}
+
+/** Registration type and answers are checked together so one 400 reports both. */
+async function checkRelations(db: Conn, eventId: number, body: { registration_type?: number; custom_questions?: unknown[] }) {
+  const errors: FieldErrors = {};
+  if (body.registration_type !== undefined && !(await registrationTypeIdsOfEvent(db, eventId, [body.registration_type])).has(body.registration_type)) {
+    errors.registration_type = [MSG.eventHasNoRegistrationType];
+  }
+  let answers: AnswerInput[] | undefined;
+  if (body.custom_questions !== undefined) {
+    const resolved = await resolveAnswers(db, eventId, body.custom_questions);
+    Object.assign(errors, resolved.errors);
+    answers = resolved.answers;
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return answers;
+}
+
+function textColumns(body: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], string | null | undefined>>) {
+  const out: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], string | null>> = {};
+  for (const key of GUEST_TEXT_FIELDS) if (body[key] !== undefined) out[key] = body[key];
+  return out;
+}
+
+export function guestsRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+  const guestNotFound = () => new NotFoundError(MSG.guestNotFound, 'details');
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/guests',
+    summary: 'Add a guest (barcode generated when omitted), with answers to custom questions',
+    tags: ['Guests'],
+    params: EventParams,
+    body: GuestCreate,
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const answers = await checkRelations(deps.db, event.id, body);
+      const id = await createGuest(deps.db, event.id, {
+        registration_type_id: body.registration_type,
+        first_name: body.first_name,
+        last_name: body.last_name,
+        email: body.email,
+        ...textColumns(body),
+        barcode: body.barcode,
+        nfc_tag: body.nfc_tag ?? null,
+        answers,
+      });
+      return { status: 201, body: { id } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/guests',
+    summary: 'The guest list: paged, `timestamp` delta, only_checkins, search (name, e-mail, company, barcode, NFC tag)',
+    tags: ['Guests'],
+    params: EventParams,
+    query: GuestListQuery,
+    responses: { 200: { description: 'Guests', content: { 'application/json': { schema: GuestList } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const startTime = nowIso();
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const { count, results } = await listGuests(deps.db, event.id, { onlyCheckins: query.only_checkins, search: query.search }, pageRequest(query));
+      const rawTimestamp = req.query.timestamp;
+      return {
+        status: 200,
+        body: {
+          ...envelope(req, query, count, results),
+          page: query.page,
+          timestamp: typeof rawTimestamp === 'string' ? rawTimestamp : null,
+          start_time: toApiDatetime(startTime),
+          end_time: toApiDatetime(nowIso()),
+        },
+      };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/guests/{guest_id}',
+    summary: 'One guest with answers and door state',
+    tags: ['Guests'],
+    params: GuestParams,
+    responses: {
+      200: { description: 'The guest', content: { 'application/json': { schema: Guest } } },
+      404: { description: MSG.guestNotFound, content: { 'application/json': { schema: DetailsResponse } } },
+    },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const row = await findGuest(deps.db, event.id, params.guest_id);
+      if (!row) throw guestNotFound();
+      return { status: 200, body: await guestWithAnswers(deps.db, row) };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/guests/{guest_id}',
+    summary: 'Update a guest (every field optional; answers sent replace those questions\' answers)',
+    tags: ['Guests'],
+    params: GuestParams,
+    body: GuestUpdate,
+    responses: {
+      200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } },
+      404: { description: MSG.guestNotFound, content: { 'application/json': { schema: DetailsResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const row = await findGuest(deps.db, event.id, params.guest_id);
+      if (!row) throw guestNotFound();
+      const answers = await checkRelations(deps.db, event.id, body);
+      const fields: GuestUpdateFields = { ...textColumns(body), answers };
+      if (body.registration_type !== undefined) fields.registration_type_id = body.registration_type;
+      for (const key of ['first_name', 'last_name', 'email', 'barcode', 'nfc_tag', 'objstatus'] as const) {
+        if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
+      }
+      await updateGuest(deps.db, row, fields);
+      return { status: 200, body: { id: row.id } };
+    },
+  });
+
+  return router;
+}

@@ -1,0 +1,417 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../server/schemas/messages';
+import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { TestServer } from '../helpers/server';
+
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('guests', () => {
+  let server: TestServer;
+  let eventId: number;
+  let typeId: number;
+  let radio: { id: number; choices: { id: number; answer: string }[] };
+  let checkbox: { id: number; choices: { id: number; answer: string }[] };
+  let text: { id: number };
+  const guests = () => `/events/${eventId}/guests`;
+  const guest = (fields: Record<string, unknown> = {}) => ({ registration_type: typeId, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test', ...fields });
+
+  async function newEvent(name: string) {
+    const event = await createEvent(server, await createGroup(server, { name }));
+    const type = await server.post(`/events/${event}/registration_types`, { type: 'ticket', name: 'General', description: '' });
+    return { event, type: type.body.id as number };
+  }
+
+  before(async () => {
+    server = await TestServer.start();
+    ({ event: eventId, type: typeId } = await newEvent('Guests Co'));
+    radio = (await server.post(`/events/${eventId}/custom_questions`, { question: 'Meal?', type: 'radio', choices: [{ answer: 'Fish' }, { answer: 'Veggie' }] })).body;
+    checkbox = (await server.post(`/events/${eventId}/custom_questions`, { question: 'Workshops?', type: 'checkbox', choices: [{ answer: 'AI' }, { answer: 'Web' }, { answer: 'Data' }] })).body;
+    text = (await server.post(`/events/${eventId}/custom_questions`, { question: 'Allergies?', type: 'text' })).body;
+  });
+  after(() => server.stop());
+
+  describe('POST /events/:event_id/guests', () => {
+    it('answers 201 {id}; detail returns every field, unset text as null, a generated barcode', async () => {
+      const res = await server.post(guests(), guest());
+      assert.equal(res.status, 201);
+      assert.deepEqual(Object.keys(res.body), ['id']);
+      const detail = await server.get(`${guests()}/${res.body.id}`);
+      assert.equal(detail.status, 200);
+      const { created, modified, barcode, ...rest } = detail.body;
+      assert.deepEqual(rest, {
+        id: res.body.id,
+        event: eventId,
+        registration_type: typeId,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@example.test',
+        prefix: null,
+        suffix: null,
+        phone: null,
+        cell_phone: null,
+        company: null,
+        job_title: null,
+        work_phone: null,
+        blog: null,
+        website: null,
+        nfc_tag: null,
+        objstatus: '1',
+        selfie: '',
+        source: 'api',
+        checked_in: false,
+        checked_in_at: null,
+        custom_questions: [],
+      });
+      assert.match(barcode, /^[A-HJ-NP-Z2-9]{12}$/);
+      assert.match(created, DATETIME);
+      assert.match(modified, DATETIME);
+    });
+
+    it('generates a different barcode for every guest', async () => {
+      const codes = new Set<string>();
+      for (let i = 0; i < 20; i++) {
+        const res = await server.post(guests(), guest({ first_name: `G${i}` }));
+        codes.add((await server.get(`${guests()}/${res.body.id}`)).body.barcode);
+      }
+      assert.equal(codes.size, 20);
+    });
+
+    it('stores every optional field as sent', async () => {
+      const fields = {
+        prefix: 'Dr.', suffix: 'PhD', phone: '+31 20 123', cell_phone: '+31 6 1234', company: 'Analytical Engines', job_title: 'Programmer',
+        work_phone: '+44 20 7946', blog: 'https://ada.blog', website: 'https://ada.example', barcode: 'ADA-0001', nfc_tag: '04:A2:B3:C4',
+      };
+      const res = await server.post(guests(), guest(fields));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const detail = (await server.get(`${guests()}/${res.body.id}`)).body;
+      for (const [key, value] of Object.entries(fields)) assert.equal(detail[key], value, key);
+    });
+
+    it('answers 400 "This field is required." for each required field', async () => {
+      const res = await server.post(guests(), {});
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { registration_type: [MSG.required], first_name: [MSG.required], last_name: [MSG.required], email: [MSG.required] });
+    });
+
+    it('answers 400 "This field may not be blank." for a blank first name', async () => {
+      const res = await server.post(guests(), guest({ first_name: '  ' }));
+      assert.deepEqual(res.body, { first_name: [MSG.blank] });
+    });
+
+    it('answers 400 "Event does not have registration_type." for a type of another event or none', async () => {
+      const other = await newEvent('Other types');
+      for (const registration_type of [other.type, 999999]) {
+        const res = await server.post(guests(), guest({ registration_type }));
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, { registration_type: [MSG.eventHasNoRegistrationType] });
+      }
+    });
+
+    it('answers 400 "Barcode cannot be empty" / "NFC tag cannot be empty" for empty or null codes', async () => {
+      for (const value of ['', '   ', null]) {
+        const res = await server.post(guests(), guest({ barcode: value, nfc_tag: value }));
+        assert.equal(res.status, 400, JSON.stringify(value));
+        assert.deepEqual(res.body, { barcode: [MSG.barcodeEmpty], nfc_tag: [MSG.nfcTagEmpty] });
+      }
+    });
+
+    it('answers 400 with conflicted_guest_id for a barcode already in the event', async () => {
+      const first = await server.post(guests(), guest({ barcode: 'DUP-1' }));
+      const res = await server.post(guests(), guest({ barcode: 'DUP-1' }));
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { barcode: [MSG.barcodeExistsConflict], conflicted_guest_id: [String(first.body.id)] });
+      assert.equal(MSG.barcodeExistsConflict, 'Barcode already exists in your guestlist.');
+    });
+
+    it('answers 400 "NFC tag already exists in your guestlist." for a taken NFC tag', async () => {
+      await server.post(guests(), guest({ nfc_tag: 'TAG-1' }));
+      const res = await server.post(guests(), guest({ nfc_tag: 'TAG-1' }));
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { nfc_tag: [MSG.nfcTagExists] });
+    });
+
+    it('allows the same barcode and NFC tag in another event', async () => {
+      await server.post(guests(), guest({ barcode: 'SHARED', nfc_tag: 'SHARED-TAG' }));
+      const other = await newEvent('Other event');
+      const res = await server.post(`/events/${other.event}/guests`, guest({ registration_type: other.type, barcode: 'SHARED', nfc_tag: 'SHARED-TAG' }));
+      assert.equal(res.status, 201);
+    });
+
+    it('creates exactly one guest from concurrent creates with the same barcode; the others get the spec 400', async () => {
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => server.post(guests(), guest({ first_name: `Racer${i}`, barcode: 'RACE-1' }))));
+      const created = results.filter((r) => r.status === 201);
+      assert.equal(created.length, 1, JSON.stringify(results.map((r) => r.status)));
+      for (const r of results.filter((x) => x.status !== 201)) {
+        assert.equal(r.status, 400);
+        assert.deepEqual(r.body, { barcode: [MSG.barcodeExistsConflict], conflicted_guest_id: [String(created[0].body.id)] });
+      }
+      const list = await server.get(`${guests()}?search=race-1`);
+      assert.equal(list.body.count, 1);
+    });
+
+    it('answers 404 for an unknown event', async () => {
+      const res = await server.post('/events/999999/guests', guest());
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+    });
+  });
+
+  describe('custom question answers', () => {
+    it('stores radio, checkbox and text answers and returns them in the spec shape', async () => {
+      const [fish] = radio.choices;
+      const [ai, , data] = checkbox.choices;
+      const res = await server.post(guests(), guest({
+        custom_questions: [
+          { question_id: radio.id, answer: fish.id },
+          { question_id: checkbox.id, answer: [data.id, ai.id] },
+          { question_id: text.id, answer: '42' },
+        ],
+      }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const detail = await server.get(`${guests()}/${res.body.id}`);
+      assert.deepEqual(detail.body.custom_questions, [
+        { question_id: radio.id, question_text: 'Meal?', objstatus: '1', answer: [{ answer: 'Fish', id: String(fish.id) }] },
+        { question_id: checkbox.id, question_text: 'Workshops?', objstatus: '1', answer: [{ answer: 'AI', id: String(ai.id) }, { answer: 'Data', id: String(data.id) }] },
+        { question_id: text.id, question_text: 'Allergies?', objstatus: '1', answer: [{ answer: '42', id: null }] },
+      ]);
+    });
+
+    it('accepts a drop_down answer', async () => {
+      const dropDown = (await server.post(`/events/${eventId}/custom_questions`, { question: 'Size?', type: 'drop_down', choices: [{ answer: 'S' }, { answer: 'M' }] })).body;
+      const res = await server.post(guests(), guest({ custom_questions: [{ question_id: dropDown.id, answer: dropDown.choices[1].id }] }));
+      assert.equal(res.status, 201);
+      const detail = await server.get(`${guests()}/${res.body.id}`);
+      assert.deepEqual(detail.body.custom_questions[0].answer, [{ answer: 'M', id: String(dropDown.choices[1].id) }]);
+    });
+
+    const cases: [string, () => unknown[], () => Record<string, string[]>][] = [
+      ['question_id is not an integer', () => [{ question_id: 'abc', answer: 'x' }], () => ({ custom_questions: [MSG.questionIdMustBeInteger] })],
+      ['question_id is missing', () => [{ answer: 'x' }], () => ({ custom_questions: [MSG.questionIdMustBeInteger] })],
+      ['the question does not exist', () => [{ question_id: 987654, answer: 'x' }], () => ({ custom_question: [MSG.questionDoesNotExist(987654)] })],
+      ['the answer is missing', () => [{ question_id: text.id }], () => ({ custom_questions: [MSG.answerNotFound(text.id)] })],
+      ['a radio answer is not an integer', () => [{ question_id: radio.id, answer: 'Fish' }], () => ({ custom_questions: [MSG.answerMustBeInteger(radio.id)] })],
+      ['a checkbox answer is not a list', () => [{ question_id: checkbox.id, answer: checkbox.choices[0].id }], () => ({ custom_questions: [MSG.answerMustBeList(checkbox.id)] })],
+      ['a checkbox list holds a non-integer', () => [{ question_id: checkbox.id, answer: [checkbox.choices[0].id, 'Web'] }], () => ({ custom_questions: [MSG.answerMustBeListOfIds(checkbox.id)] })],
+      ['a radio choice is not of the question', () => [{ question_id: radio.id, answer: checkbox.choices[0].id }], () => ({ custom_questions: [MSG.answerChoiceNotFound(checkbox.choices[0].id, radio.id)] })],
+      ['a checkbox choice is not of the question', () => [{ question_id: checkbox.id, answer: [555555] }], () => ({ custom_questions: [MSG.answerChoiceNotFound(555555, checkbox.id)] })],
+      ['a question is answered twice', () => [{ question_id: text.id, answer: 'a' }, { question_id: text.id, answer: 'b' }], () => ({ custom_questions: [MSG.questionDefinedTwice(text.id)] })],
+      ['a text answer is an object', () => [{ question_id: text.id, answer: { x: 1 } }], () => ({ custom_questions: [MSG.answerMustBeString(text.id)] })],
+    ];
+    for (const [condition, answers, expected] of cases) {
+      it(`answers 400 on create and update when ${condition}, writing nothing`, async () => {
+        const before = (await server.get(`${guests()}?page_size=1`)).body.count;
+        const res = await server.post(guests(), guest({ first_name: 'Nobody', custom_questions: answers() }));
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, expected());
+        assert.equal((await server.get(`${guests()}?page_size=1`)).body.count, before);
+        const existing = await server.post(guests(), guest());
+        const update = await server.put(`${guests()}/${existing.body.id}`, { first_name: 'Changed', custom_questions: answers() });
+        assert.equal(update.status, 400);
+        assert.deepEqual(update.body, expected());
+        assert.equal((await server.get(`${guests()}/${existing.body.id}`)).body.first_name, 'Ada');
+      });
+    }
+
+    it('answers 400 "Expected a list of items." when custom_questions is not a list', async () => {
+      const res = await server.post(guests(), guest({ custom_questions: { question_id: text.id, answer: 'x' } }));
+      assert.deepEqual(res.body, { custom_questions: [MSG.invalidList] });
+    });
+
+    it("rejects another event's question as not existing", async () => {
+      const other = await newEvent('Foreign questions');
+      const q = (await server.post(`/events/${other.event}/custom_questions`, { question: 'Theirs', type: 'text' })).body;
+      const res = await server.post(guests(), guest({ custom_questions: [{ question_id: q.id, answer: 'x' }] }));
+      assert.deepEqual(res.body, { custom_question: [MSG.questionDoesNotExist(q.id)] });
+    });
+
+    it('on update replaces the answers of the questions sent and keeps the others', async () => {
+      const [fish, veggie] = radio.choices;
+      const created = await server.post(guests(), guest({ custom_questions: [{ question_id: radio.id, answer: fish.id }, { question_id: text.id, answer: 'Nuts' }] }));
+      const res = await server.put(`${guests()}/${created.body.id}`, { custom_questions: [{ question_id: radio.id, answer: veggie.id }, { question_id: checkbox.id, answer: [checkbox.choices[1].id] }] });
+      assert.equal(res.status, 200);
+      const detail = (await server.get(`${guests()}/${created.body.id}`)).body;
+      assert.deepEqual(
+        detail.custom_questions.map((q: { question_id: number; answer: { answer: string }[] }) => [q.question_id, q.answer.map((a) => a.answer)]),
+        [[radio.id, ['Veggie']], [checkbox.id, ['Web']], [text.id, ['Nuts']]],
+      );
+      await server.put(`${guests()}/${created.body.id}`, { custom_questions: [{ question_id: checkbox.id, answer: [] }, { question_id: text.id, answer: '' }] });
+      const cleared = (await server.get(`${guests()}/${created.body.id}`)).body;
+      assert.deepEqual(cleared.custom_questions.map((q: { question_id: number }) => q.question_id), [radio.id]);
+    });
+  });
+
+  describe('GET /events/:event_id/guests/:guest_id', () => {
+    it('answers 404 {details: "Guest not found."} for an unknown id, a non-number, or a guest of another event', async () => {
+      const other = await newEvent('Other guests');
+      const foreign = await server.post(`/events/${other.event}/guests`, guest({ registration_type: other.type }));
+      for (const id of ['999999', 'abc', String(foreign.body.id)]) {
+        const res = await server.get(`${guests()}/${id}`);
+        assert.equal(res.status, 404, id);
+        assert.deepEqual(res.body, { details: MSG.guestNotFound });
+      }
+    });
+
+    it('shows checked_in and checked_in_at from the door state', async () => {
+      const created = await server.post(guests(), guest());
+      await server.db('guests').where({ id: created.body.id }).update({ checked_in_at: '2026-12-01T19:02:03.456Z' });
+      const detail = (await server.get(`${guests()}/${created.body.id}`)).body;
+      assert.equal(detail.checked_in, true);
+      assert.equal(detail.checked_in_at, '2026-12-01T19:02:03');
+    });
+  });
+
+  describe('PUT /events/:event_id/guests/:guest_id', () => {
+    it('updates the fields sent, answers 200 {id}, and leaves the rest', async () => {
+      const created = await server.post(guests(), guest({ company: 'Old Co', phone: '123' }));
+      const other = await server.post(`/events/${eventId}/registration_types`, { type: 'donation', name: 'Donor', description: '' });
+      const res = await server.put(`${guests()}/${created.body.id}`, {
+        first_name: 'Augusta', company: 'New Co', phone: null, objstatus: 2, registration_type: other.body.id, barcode: 'NEW-CODE', nfc_tag: 'NEW-TAG',
+      });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { id: created.body.id });
+      const detail = (await server.get(`${guests()}/${created.body.id}`)).body;
+      assert.equal(detail.first_name, 'Augusta');
+      assert.equal(detail.last_name, 'Lovelace');
+      assert.equal(detail.company, 'New Co');
+      assert.equal(detail.phone, null);
+      assert.equal(detail.objstatus, '2');
+      assert.equal(detail.registration_type, other.body.id);
+      assert.equal(detail.barcode, 'NEW-CODE');
+      assert.equal(detail.nfc_tag, 'NEW-TAG');
+      assert.equal((await server.put(`${guests()}/${created.body.id}`, { objstatus: 1 })).status, 200);
+      assert.equal((await server.get(`${guests()}/${created.body.id}`)).body.objstatus, '1');
+    });
+
+    it('answers 400 with the update wordings for a taken barcode or NFC tag, and accepts its own', async () => {
+      const a = await server.post(guests(), guest({ barcode: 'UPD-A', nfc_tag: 'UPD-TAG-A' }));
+      const b = await server.post(guests(), guest({ barcode: 'UPD-B' }));
+      const barcode = await server.put(`${guests()}/${b.body.id}`, { barcode: 'UPD-A' });
+      assert.equal(barcode.status, 400);
+      assert.deepEqual(barcode.body, { barcode: [MSG.barcodeExists], conflicted_guest_id: [String(a.body.id)] });
+      const nfc = await server.put(`${guests()}/${b.body.id}`, { nfc_tag: 'UPD-TAG-A' });
+      assert.deepEqual(nfc.body, { nfc_tag: [MSG.nfcTagExistsOnUpdate] });
+      assert.equal(MSG.nfcTagExistsOnUpdate, 'nfc_tag already exists in your guestlist.');
+      assert.equal((await server.put(`${guests()}/${a.body.id}`, { barcode: 'UPD-A', nfc_tag: 'UPD-TAG-A' })).status, 200);
+    });
+
+    it('answers 400 for empty codes, a blank first name, a bad objstatus or registration type', async () => {
+      const created = await server.post(guests(), guest());
+      const path = `${guests()}/${created.body.id}`;
+      assert.deepEqual((await server.put(path, { barcode: '', nfc_tag: null })).body, { barcode: [MSG.barcodeEmpty], nfc_tag: [MSG.nfcTagEmpty] });
+      assert.deepEqual((await server.put(path, { first_name: '' })).body, { first_name: [MSG.blank] });
+      assert.deepEqual((await server.put(path, { objstatus: 3 })).body, { objstatus: [MSG.invalidGuestObjstatus] });
+      assert.deepEqual((await server.put(path, { registration_type: 999999 })).body, { registration_type: [MSG.eventHasNoRegistrationType] });
+    });
+
+    it('answers 404 for an unknown guest', async () => {
+      const res = await server.put(`${guests()}/999999`, { first_name: 'X' });
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { details: MSG.guestNotFound });
+    });
+  });
+
+  describe('GET /events/:event_id/guests', () => {
+    let listEvent: number;
+    let listType: number;
+    const ids: number[] = [];
+    before(async () => {
+      ({ event: listEvent, type: listType } = await newEvent('List guests'));
+      const people = [
+        { first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@navy.example', company: 'US Navy', barcode: 'BC-GRACE' },
+        { first_name: 'Alan', last_name: 'Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', nfc_tag: 'NFC-ALAN' },
+        { first_name: 'Grace', last_name: 'Kelly', email: 'gk@monaco.example', company: null },
+      ];
+      for (const p of people) ids.push((await server.post(`/events/${listEvent}/guests`, { registration_type: listType, ...p })).body.id);
+    });
+    const list = (query = '') => server.get(`/events/${listEvent}/guests${query}`);
+
+    it('answers the extended envelope: count, next, previous, results, page, timestamp, start_time, end_time', async () => {
+      const res = await list();
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body), ['count', 'next', 'previous', 'results', 'page', 'timestamp', 'start_time', 'end_time']);
+      assert.equal(res.body.count, 3);
+      assert.equal(res.body.page, 1);
+      assert.equal(res.body.timestamp, null);
+      assert.match(res.body.start_time, DATETIME);
+      assert.match(res.body.end_time, DATETIME);
+      assert.ok(res.body.end_time >= res.body.start_time);
+      assert.deepEqual(res.body.results.map((g: { id: number }) => g.id), ids);
+      assert.equal(res.body.results[0].event, listEvent);
+    });
+
+    it('pages with page and page_size', async () => {
+      const res = await list('?page=2&page_size=2');
+      assert.equal(res.body.page, 2);
+      assert.deepEqual(res.body.results.map((g: { id: number }) => g.id), [ids[2]]);
+      assert.equal(res.body.next, null);
+      assert.match(res.body.previous, /page_size=2/);
+      assert.equal((await list('?page=0')).status, 400);
+    });
+
+    it('returns only guests modified at or after `timestamp`, echoing it; start_time works as the next timestamp', async () => {
+      await sleep(1100);
+      const first = await list();
+      await sleep(1100);
+      await server.put(`/events/${listEvent}/guests/${ids[1]}`, { job_title: 'Cryptanalyst' });
+      const delta = await list(`?timestamp=${first.body.start_time}`);
+      assert.equal(delta.body.timestamp, first.body.start_time);
+      assert.deepEqual(delta.body.results.map((g: { id: number }) => g.id), [ids[1]]);
+      const unix = Math.floor(Date.parse(`${first.body.start_time}Z`) / 1000);
+      assert.deepEqual((await list(`?timestamp=${unix}`)).body.results.map((g: { id: number }) => g.id), [ids[1]]);
+      assert.equal((await list('?timestamp=yesterday')).status, 400);
+    });
+
+    it('only_checkins=true lists the guests who are in', async () => {
+      await server.db('guests').where({ id: ids[2] }).update({ checked_in_at: new Date().toISOString() });
+      const res = await list('?only_checkins=true');
+      assert.deepEqual(res.body.results.map((g: { id: number }) => g.id), [ids[2]]);
+      assert.equal(res.body.results[0].checked_in, true);
+      assert.equal((await list('?only_checkins=false')).body.count, 3);
+    });
+
+    it('search= matches name, e-mail (whole and parts), company, barcode and NFC tag by word prefix', async () => {
+      const found = async (q: string) => (await list(`?search=${encodeURIComponent(q)}`)).body.results.map((g: { id: number }) => g.id);
+      assert.deepEqual(await found('grace'), [ids[0], ids[2]]);
+      assert.deepEqual(await found('GRA hop'), [ids[0]]);
+      assert.deepEqual(await found('tur'), [ids[1]]);
+      assert.deepEqual(await found('alan@bletchley.example'), [ids[1]]);
+      assert.deepEqual(await found('navy'), [ids[0]]);
+      assert.deepEqual(await found('bletchley park'), [ids[1]]);
+      assert.deepEqual(await found('bc-grace'), [ids[0]]);
+      assert.deepEqual(await found('nfc-alan'), [ids[1]]);
+      assert.deepEqual(await found('monaco'), [ids[2]]);
+      assert.deepEqual(await found('nobody'), []);
+      assert.deepEqual(await found(''), ids);
+    });
+
+    it('search follows updates to the searched fields', async () => {
+      await server.put(`/events/${listEvent}/guests/${ids[2]}`, { last_name: 'Grimaldi', company: 'Monaco Palace' });
+      const found = async (q: string) => (await list(`?search=${encodeURIComponent(q)}`)).body.results.map((g: { id: number }) => g.id);
+      assert.deepEqual(await found('kelly'), []);
+      assert.deepEqual(await found('grimaldi palace'), [ids[2]]);
+    });
+
+    it('answers 404 for an unknown event', async () => {
+      assert.equal((await server.get('/events/999999/guests')).status, 404);
+    });
+  });
+
+  describe('scope', () => {
+    it("answers 404 to another organiser's key on every guest route", async () => {
+      const { a, b } = await twoOrganisers(server);
+      const type = await server.post(`/events/${a.eventId}/registration_types`, { type: 'ticket', name: 'T', description: '' }, { token: a.key });
+      const created = await server.post(`/events/${a.eventId}/guests`, guest({ registration_type: type.body.id }), { token: a.key });
+      assert.equal(created.status, 201);
+      const asB = { token: b.key };
+      const path = `/events/${a.eventId}/guests/${created.body.id}`;
+      assert.equal((await server.post(`/events/${a.eventId}/guests`, guest({ registration_type: type.body.id }), asB)).status, 404);
+      assert.equal((await server.get(`/events/${a.eventId}/guests`, asB)).status, 404);
+      assert.equal((await server.get(path, asB)).status, 404);
+      assert.equal((await server.put(path, { first_name: 'Hacked' }, asB)).status, 404);
+      assert.equal((await server.get(`/events/${b.eventId}/guests/${created.body.id}`, asB)).status, 404);
+      assert.equal((await server.get(path, { token: a.key })).body.first_name, 'Ada');
+    });
+  });
+});
