@@ -1,0 +1,39 @@
+import type { Log, Metric } from './common';
+import { drive, type LoadResult } from './load';
+import { barcodeOf } from './seed';
+
+export const CHECKIN_TARGETS = { p99Ms: 10, floorRatio: 0.5 };
+
+export interface CheckinBenchInput {
+  baseUrl: string;
+  key: string;
+  eventId: number;
+  connections: number;
+  warmup: number;
+  amount: number;
+}
+
+/**
+ * Check-in by barcode under load: every request a different guest (so every answer is a real
+ * 201 that writes a check-in, the guest's state and the remembered answer), each with a uid
+ * as a door station sends it. The first `warmup` guests warm the JIT and are not counted.
+ */
+export async function benchCheckin(input: CheckinBenchInput, log: Log): Promise<{ metrics: Metric[]; result: LoadResult }> {
+  const url = `${input.baseUrl}/events/${input.eventId}/checkins`;
+  const headers = { authorization: `Token ${input.key}` };
+  const bodyFrom = (offset: number) => (i: number) =>
+    JSON.stringify({ barcode: barcodeOf(offset + i), uid: `bench-scan-${offset + i}`, station: `Door ${(offset + i) % 4}` });
+  const warm = await drive({ url, method: 'POST', headers, body: bodyFrom(0), connections: input.connections, amount: input.warmup });
+  if (warm.non2xx || warm.errors) throw new Error(`warm-up: ${warm.non2xx} non-2xx answers, ${warm.errors} errors`);
+  const result = await drive({ url, method: 'POST', headers, body: bodyFrom(input.warmup), connections: input.connections, amount: input.amount });
+  if (result.non2xx || result.errors) throw new Error(`check-in load: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  log(`  check-in: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms (${result.requests} scans, all 201)`);
+  return {
+    result,
+    metrics: [
+      { section: 'check-in', name: 'check-in by barcode requests/s', value: result.requestsPerSecond, unit: 'req/s' },
+      { section: 'check-in', name: 'check-in by barcode p50', value: result.p50Ms, unit: 'ms' },
+      { section: 'check-in', name: 'check-in by barcode p99', value: result.p99Ms, unit: 'ms', target: `≤ ${CHECKIN_TARGETS.p99Ms}`, ok: result.p99Ms <= CHECKIN_TARGETS.p99Ms },
+    ],
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`: figures, not a pass/fail test. Seeds an event with 100,000 guests through
+ * the repositories' bulk insert, starts the real server as its own process (log level warn:
+ * a door laptop's setting; `info` writes a line per request), drives it with autocannon and
+ * prints a table; bench/results.json keeps the figures.
+ *
+ *   npm run bench [-- --guests 100000 --only checkin,sync]
+ *   BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench   (profile the server)
+ *
+ * Sections are modules; add one by appending to SECTIONS.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
+import { benchCheckin, CHECKIN_TARGETS } from './checkin';
+import { benchFloor } from './floor';
+import { seedEvent, type Seeded } from './seed';
+import { benchSync } from './sync';
+
+export const RSS_TARGET_MB = 200;
+const CONNECTIONS = 32;
+const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
+
+export interface BenchContext {
+  server: ChildServer;
+  baseUrl: string;
+  /** An API key of the event's group, as a door laptop uses. */
+  key: string;
+  seeded: Seeded;
+  /** Guests below this index have been scanned in by an earlier section. */
+  scanned: number;
+  log: Log;
+}
+
+export interface Section {
+  name: string;
+  run(ctx: BenchContext): Promise<Metric[]>;
+}
+
+const SECTIONS: Section[] = [
+  {
+    name: 'checkin',
+    async run(ctx) {
+      const warmup = Math.min(5_000, Math.floor(ctx.seeded.guests * 0.05));
+      const amount = Math.min(50_000, Math.floor(ctx.seeded.guests * 0.5));
+      const floor = await benchFloor({ connections: CONNECTIONS, amount, warmup }, ctx.log);
+      const checkin = await benchCheckin({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount }, ctx.log);
+      ctx.scanned = warmup + amount;
+      const ratio = round(checkin.result.requestsPerSecond / floor.result.requestsPerSecond);
+      return [
+        ...floor.metrics,
+        ...checkin.metrics,
+        { section: 'check-in', name: 'check-in / floor throughput', value: ratio, unit: 'ratio', target: `≥ ${CHECKIN_TARGETS.floorRatio}`, ok: ratio >= CHECKIN_TARGETS.floorRatio },
+      ];
+    },
+  },
+  {
+    name: 'sync',
+    run: (ctx) =>
+      benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned }, ctx.log),
+  },
+];
+
+async function post<T>(url: string, body: unknown, token?: string): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Token ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+function printTable(metrics: Metric[], log: Log): void {
+  const rows = metrics.map((m) => [m.name, `${m.value} ${m.unit}`, m.target ?? '', m.ok === undefined ? '' : m.ok ? 'ok' : 'MISSED']);
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...[['figure', 'value', 'target', ''], ...rows].map((r) => r[c].length)));
+  const line = (r: string[]) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
+  log('');
+  log(line(['figure', 'value', 'target', '']));
+  log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) log(line(r));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { guests: { type: 'string' }, only: { type: 'string' } } });
+  const guests = Number(values.guests ?? 100_000);
+  const only = values.only ? new Set(values.only.split(',')) : undefined;
+  const log: Log = (line) => process.stdout.write(`${line}\n`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-'));
+  const dbFile = path.join(dir, 'bench.sqlite');
+  let server: ChildServer | undefined;
+  try {
+    log(`Seeding ${guests} guests (bulk insert, not HTTP)...`);
+    const seeded = await seedEvent(dbFile, guests, log);
+    server = await spawnServer(
+      [...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'server/serve.ts'],
+      {
+        DOORLIST_DB: dbFile,
+        DOORLIST_PORT: '0',
+        DOORLIST_HOST: '127.0.0.1',
+        DOORLIST_ADMIN_USERNAME: ADMIN.username,
+        DOORLIST_ADMIN_PASSWORD: ADMIN.password,
+        DOORLIST_LOG_LEVEL: 'warn',
+      },
+      /Doorlist listening on (http:\/\/\S+)/,
+    );
+    const baseUrl = `${server.url}/api/v1`;
+    const { token } = await post<{ token: string }>(`${baseUrl}/apps/api/auth`, ADMIN);
+    const { key } = await post<{ key: string }>(`${baseUrl}/groups/${seeded.groupId}/api_keys`, { name: 'bench door' }, token);
+    const ctx: BenchContext = { server, baseUrl, key, seeded, scanned: 0, log };
+
+    const metrics: Metric[] = [];
+    for (const section of SECTIONS) {
+      if (only && !only.has(section.name)) continue;
+      log(`${section.name}:`);
+      metrics.push(...(await section.run(ctx)));
+    }
+    const rss = round(server.peakRssMb(), 1);
+    metrics.push({ section: 'server', name: 'server peak RSS (VmHWM)', value: rss, unit: 'MB', target: `≤ ${RSS_TARGET_MB}`, ok: rss <= RSS_TARGET_MB });
+    printTable(metrics, log);
+
+    const results = {
+      measured_at: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
+      load: { connections: CONNECTIONS, guests, server_log_level: 'warn' },
+      metrics,
+    };
+    fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    log('\nWritten to bench/results.json');
+  } finally {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

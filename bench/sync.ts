@@ -1,0 +1,90 @@
+import type { Log, Metric } from './common';
+import { percentile, round, timed } from './common';
+import { barcodeOf, lastNameOf } from './seed';
+
+export const SYNC_TARGETS = { fullSyncS: 3, deltaMs: 50 };
+
+export interface SyncBenchInput {
+  baseUrl: string;
+  key: string;
+  eventId: number;
+  guests: number;
+  /** Guests from this index on have not been scanned yet (for the 100 changes). */
+  unscannedFrom: number;
+}
+
+interface GuestPage {
+  count: number;
+  next: string | null;
+  results: { id: number }[];
+  start_time: string;
+}
+
+async function getJson<T>(url: string, key: string): Promise<T> {
+  const res = await fetch(url, { headers: { authorization: `Token ${key}` } });
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Guest lookup, a full guest-list sync and a delta sync, as a door laptop does them. */
+export async function benchSync(input: SyncBenchInput, log: Log): Promise<Metric[]> {
+  const guestsUrl = `${input.baseUrl}/events/${input.eventId}/guests`;
+  const metrics: Metric[] = [];
+
+  // Lookup: what door staff type when a code will not scan.
+  const LOOKUPS = 300;
+  const lookups: number[] = [];
+  for (let n = 0; n < LOOKUPS; n++) {
+    const i = (n * 7919) % input.guests;
+    const [page, ms] = await timed(() => getJson<GuestPage>(`${guestsUrl}?search=${lastNameOf(i)}&page_size=25`, input.key));
+    if (n === 0 && page.count < 1) throw new Error('search found nothing');
+    lookups.push(ms);
+  }
+  lookups.sort((a, b) => a - b);
+  log(`  guest lookup (search=): p50 ${round(percentile(lookups, 50))} ms, p99 ${round(percentile(lookups, 99))} ms`);
+  metrics.push(
+    { section: 'sync', name: 'guest lookup (search=) p50', value: round(percentile(lookups, 50)), unit: 'ms' },
+    { section: 'sync', name: 'guest lookup (search=) p99', value: round(percentile(lookups, 99)), unit: 'ms' },
+  );
+
+  // Full sync: every page of 1000, one after another, as a laptop joining the door does.
+  let startTime = '';
+  const [received, fullMs] = await timed(async () => {
+    let total = 0;
+    let url: string | null = `${guestsUrl}?page_size=1000`;
+    while (url) {
+      const page: GuestPage = await getJson<GuestPage>(url, input.key);
+      if (!startTime) startTime = page.start_time;
+      total += page.results.length;
+      url = page.next;
+    }
+    return total;
+  });
+  if (received !== input.guests) throw new Error(`full sync received ${received} of ${input.guests} guests`);
+  const fullS = round(fullMs / 1000);
+  log(`  full sync: ${received} guests in ${fullS} s`);
+  metrics.push({ section: 'sync', name: `full guest sync (${input.guests}, page_size 1000)`, value: fullS, unit: 's', target: `≤ ${SYNC_TARGETS.fullSyncS}`, ok: fullS <= SYNC_TARGETS.fullSyncS });
+
+  // 100 changes (guests checked in at the door), then the delta a laptop asks for.
+  const CHANGES = 100;
+  for (let k = 0; k < CHANGES; k++) {
+    const i = input.unscannedFrom + k;
+    const res = await fetch(`${input.baseUrl}/events/${input.eventId}/checkins`, {
+      method: 'POST',
+      headers: { authorization: `Token ${input.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ barcode: barcodeOf(i), uid: `bench-change-${i}` }),
+    });
+    if (res.status !== 201) throw new Error(`change ${k}: ${res.status}`);
+  }
+  const deltas: number[] = [];
+  for (let n = 0; n < 5; n++) {
+    const [page, ms] = await timed(() => getJson<GuestPage>(`${guestsUrl}?page_size=1000&timestamp=${encodeURIComponent(startTime)}`, input.key));
+    if (page.count !== CHANGES) throw new Error(`delta returned ${page.count} guests, expected ${CHANGES}`);
+    deltas.push(ms);
+  }
+  deltas.sort((a, b) => a - b);
+  const deltaMs = round(percentile(deltas, 50));
+  log(`  delta sync after ${CHANGES} changes: ${deltaMs} ms (median of 5)`);
+  metrics.push({ section: 'sync', name: `delta sync after ${CHANGES} changes`, value: deltaMs, unit: 'ms', target: `≤ ${SYNC_TARGETS.deltaMs}`, ok: deltaMs <= SYNC_TARGETS.deltaMs });
+  return metrics;
+}
