@@ -108,6 +108,22 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
   }
 }
 
+/** bench/run.ts's metric shape (section, name, value, unit, target, ok). */
+export function eventFilesMetrics(result: EventFilesBenchResult) {
+  return [
+    { section: 'event-files', name: `export ${result.guests} guests`, value: result.exportMs, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.exportMs}`, ok: result.exportMs <= EVENT_FILE_TARGETS.exportMs },
+    { section: 'event-files', name: `import ${result.guests} guests (new event)`, value: result.importMs, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.importMs}`, ok: result.importMs <= EVENT_FILE_TARGETS.importMs },
+    { section: 'event-files', name: 'import the same file again (all unchanged)', value: result.reimportMs, unit: 'ms' },
+    { section: 'event-files', name: 'event file size', value: Math.round(result.fileBytes / 1024 / 102.4) / 10, unit: 'MB' },
+  ];
+}
+
+/** A section for bench/run.ts: `SECTIONS.push(eventFilesSection)`; it needs no server. */
+export const eventFilesSection = {
+  name: 'event-files',
+  run: async (ctx: { log: (line: string) => void }) => eventFilesMetrics(await benchEventFiles({ log: ctx.log })),
+};
+
 if (require.main === module) {
   const guests = Number(process.argv[2] ?? 100_000);
   benchEventFiles({ guests }).then(

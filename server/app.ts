@@ -14,6 +14,7 @@ import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { checkinsRouter } from './routes/checkins';
 import { eventFilesRouter } from './routes/event-files';
+import { guestsCsvRouter } from './routes/guests-csv';
 import { eventsRouter } from './routes/events';
 import { groupsRouter } from './routes/groups';
 import { guestsRouter } from './routes/guests';
@@ -26,7 +27,7 @@ import { tracksRouter } from './routes/tracks';
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
 // checkinsRouter first: the door's scan is the busiest route, matched before any other.
-const ROUTERS = [checkinsRouter, authRouter, groupsRouter, apiKeysRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, guestsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter];
+const ROUTERS = [checkinsRouter, authRouter, groupsRouter, apiKeysRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, guestsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter, guestsCsvRouter];
 
 export const API_PREFIX = '/api/v1';
 const JSON_LIMIT = '1mb';

@@ -1,0 +1,22 @@
+import { z } from './zod';
+import { boolean } from './fields';
+
+export const GuestsCsvImportQuery = z.object({
+  dry_run: boolean().optional().openapi({ description: 'Check every row and report what would be created, writing nothing.' }),
+});
+
+export const GuestsCsvImportResult = z
+  .object({
+    dry_run: z.boolean(),
+    created: z.number().int().openapi({ description: 'Guests created (0 on a dry run).' }),
+    would_create: z.number().int(),
+    columns: z.record(z.string(), z.string()).openapi({ description: 'Each CSV column used, and the guest field or question it filled.' }),
+    ignored_columns: z.array(z.string()),
+  })
+  .openapi('GuestsCsvImportResult');
+
+export const GuestsCsvRowErrors = z
+  .object({
+    rows: z.array(z.object({ row: z.number().int(), errors: z.record(z.string(), z.array(z.string())) })),
+  })
+  .openapi('GuestsCsvRowErrors');

@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { TestServer } from '../helpers/server';
+import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
+import { MSG } from '../../server/schemas/messages';
+
+const CSV = { 'content-type': 'text/csv' };
+
+interface EventSetup {
+  eventId: number;
+  vip: number;
+  general: number;
+  diet: { id: number; choices: Record<string, number> };
+  topics: { id: number; choices: Record<string, number> };
+  notes: number;
+}
+
+/** An event with two registration types and a radio, a checkbox and a text question. */
+async function setUpEvent(server: TestServer, groupId: number): Promise<EventSetup> {
+  const eventId = await createEvent(server, groupId);
+  const type = async (name: string) => {
+    const res = await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name, description: '' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.id as number;
+  };
+  const question = async (question: string, type: string, answers: string[] = []) => {
+    const res = await server.post(`/events/${eventId}/custom_questions`, { question, type, choices: answers.map((answer) => ({ answer })) });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return { id: res.body.id as number, choices: Object.fromEntries(res.body.choices.map((c: any) => [c.answer, c.id])) as Record<string, number> };
+  };
+  return {
+    eventId,
+    vip: await type('VIP'),
+    general: await type('General'),
+    diet: await question('Diet?', 'radio', ['Vegan', 'Omnivore']),
+    topics: await question('Topics', 'checkbox', ['AI', 'Music', 'Food']),
+    notes: (await question('Notes', 'text')).id,
+  };
+}
+
+function upload(server: TestServer, eventId: number, csv: string, query = '', token?: string) {
+  return server.request('POST', `/events/${eventId}/guests.csv${query}`, { rawBody: csv, headers: CSV, token });
+}
+
+async function download(server: TestServer, eventId: number, token?: string) {
+  const res = await fetch(`${server.baseUrl}/events/${eventId}/guests.csv`, { headers: { authorization: `Token ${token ?? server.adminToken}` } });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+async function guestCount(server: TestServer, eventId: number): Promise<number> {
+  return Number((await server.db('guests').where({ event_id: eventId }).count({ n: '*' }))[0].n);
+}
+
+const SPREADSHEET = [
+  'First Name,Last Name,E-mail,Company,Barcode,NFC,Registration Type,Diet?,Topics,Notes,Shoe size',
+  'Ada,Lovelace,ada@example.test,Analytical Engines,ADA-1,NFC-ADA,VIP,Vegan,AI; Music,"Likes ""tea"", not coffee",38',
+  'Grace,Hopper,grace@example.test,,,,general,Omnivore,,,',
+  '',
+].join('\r\n');
+
+describe('POST /events/:event_id/guests.csv', () => {
+  let server: TestServer;
+  let groupId: number;
+  let setup: EventSetup;
+
+  before(async () => {
+    server = await TestServer.start();
+    groupId = await createGroup(server);
+    setup = await setUpEvent(server, groupId);
+  });
+  after(() => server.stop());
+
+  it('answers 200 on dry_run=true with what would happen, writing nothing', async () => {
+    const res = await upload(server, setup.eventId, SPREADSHEET, '?dry_run=true');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, {
+      dry_run: true,
+      created: 0,
+      would_create: 2,
+      columns: {
+        'First Name': 'first_name', 'Last Name': 'last_name', 'E-mail': 'email', Company: 'company', Barcode: 'barcode', NFC: 'nfc_tag',
+        'Registration Type': 'registration_type', 'Diet?': `question ${setup.diet.id}`, Topics: `question ${setup.topics.id}`, Notes: `question ${setup.notes}`,
+      },
+      ignored_columns: ['Shoe size'],
+    });
+    assert.equal(await guestCount(server, setup.eventId), 0);
+  });
+
+  it('answers 201 and adds every row: common header spellings, registration type by name, answers by choice text', async () => {
+    const res = await upload(server, setup.eventId, SPREADSHEET);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.created, 2);
+    const guests = await server.get(`/events/${setup.eventId}/guests`);
+    assert.equal(guests.status, 200);
+    const [ada, grace] = guests.body.results;
+    assert.equal(ada.first_name, 'Ada');
+    assert.equal(ada.email, 'ada@example.test');
+    assert.equal(ada.company, 'Analytical Engines');
+    assert.equal(ada.barcode, 'ADA-1');
+    assert.equal(ada.nfc_tag, 'NFC-ADA');
+    assert.equal(ada.registration_type, setup.vip);
+    const answers = Object.fromEntries(ada.custom_questions.map((q: any) => [q.question_text, q.answer.map((a: any) => a.answer)]));
+    assert.deepEqual(answers, { 'Diet?': ['Vegan'], Topics: ['AI', 'Music'], Notes: ['Likes "tea", not coffee'] });
+    assert.equal(grace.registration_type, setup.general);
+    assert.equal(grace.company, null);
+    assert.equal(grace.nfc_tag, null);
+    assert.match(grace.barcode, /^\S+$/, 'an empty barcode cell gets a generated barcode');
+  });
+
+  it('answers 400 with every bad row and its messages, and writes nothing', async () => {
+    const before = await guestCount(server, setup.eventId);
+    const csv = [
+      'first_name,last_name,email,barcode,nfc_tag,registration_type,Diet?',
+      ',Blank,blank@example.test,B-1,,VIP,Vegan', // row 2: blank first name
+      'Dup,One,d1@example.test,SAME,,VIP,', // row 3: fine on its own
+      'Dup,Two,d2@example.test,SAME,,VIP,', // row 4: barcode repeated in the file
+      'Old,Code,old@example.test,ADA-1,,VIP,', // row 5: barcode of a guest already here
+      'Bad,Type,bt@example.test,B-5,,Backstage,', // row 6: no such registration type
+      'Bad,Choice,bc@example.test,B-6,,VIP,Pescatarian', // row 7: no such choice
+      'Tag,Taken,tt@example.test,B-7,NFC-ADA,VIP,', // row 8: NFC tag of a guest already here
+      'Good,Row,good@example.test,B-8,,VIP,Omnivore', // row 9
+    ].join('\n');
+    const res = await upload(server, setup.eventId, csv);
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.deepEqual(res.body, {
+      rows: [
+        { row: 2, errors: { first_name: [MSG.blank] } },
+        { row: 4, errors: { barcode: [MSG.barcodeExists] } },
+        { row: 5, errors: { barcode: [MSG.barcodeExists] } },
+        { row: 6, errors: { registration_type: [MSG.eventHasNoRegistrationType] } },
+        { row: 7, errors: { custom_questions: [MSG.answerChoiceNotFound('Pescatarian', setup.diet.id)] } },
+        { row: 8, errors: { nfc_tag: [MSG.nfcTagExists] } },
+      ],
+    });
+    assert.equal(await guestCount(server, setup.eventId), before);
+  });
+
+  it('answers 400 This field is required. on every row when a required column is missing', async () => {
+    const res = await upload(server, setup.eventId, 'Last Name,Email,Registration Type\nSolo,solo@example.test,VIP\n');
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { first_name: [MSG.required] } }] });
+  });
+
+  it('answers 400 Barcode cannot be empty for a barcode of spaces', async () => {
+    const res = await upload(server, setup.eventId, 'First Name,Last Name,Email,Barcode,Registration Type\nSpace,Code,sc@example.test,"   ",VIP\n');
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { barcode: [MSG.barcodeEmpty] } }] });
+  });
+
+  it('answers 400 with a clear message for a CSV that cannot be read', async () => {
+    const res = await upload(server, setup.eventId, 'First Name,Last Name\n"Ada,Lovelace\n');
+    assert.equal(res.status, 400);
+    assert.match(res.body.detail, /^The CSV file cannot be read: /);
+  });
+
+  it('answers 400 for an empty body and for JSON', async () => {
+    const empty = await upload(server, setup.eventId, '');
+    assert.equal(empty.status, 400);
+    assert.deepEqual(empty.body, { detail: MSG.csvNoHeader });
+    const json = await server.post(`/events/${setup.eventId}/guests.csv`, { first_name: 'Ada' });
+    assert.equal(json.status, 400);
+    assert.deepEqual(json.body, { detail: MSG.csvContentType });
+  });
+
+  it('answers 404 for an event of another organiser', async () => {
+    const other = await createGroup(server, { name: 'Other organiser' });
+    const key = await createApiKey(server, other);
+    const res = await upload(server, setup.eventId, SPREADSHEET, '', key);
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+  });
+});
+
+describe('GET /events/:event_id/guests.csv', () => {
+  let server: TestServer;
+  let groupId: number;
+  let setup: EventSetup;
+
+  before(async () => {
+    server = await TestServer.start();
+    groupId = await createGroup(server);
+    setup = await setUpEvent(server, groupId);
+    const res = await upload(server, setup.eventId, SPREADSHEET);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const scan = await server.post(`/events/${setup.eventId}/checkins`, { barcode: 'ADA-1', scanned_at: '2026-12-01T18:30:00' });
+    assert.equal(scan.status, 201, JSON.stringify(scan.body));
+  });
+  after(() => server.stop());
+
+  it('answers 200 with a CSV attachment: guest fields, check-in state, one column per question', async () => {
+    const res = await download(server, setup.eventId);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename=".*-guests\.csv"$|^attachment; filename=.*-guests\.csv$/);
+    const [header, ...rows] = parse(res.text, { bom: true }) as string[][];
+    assert.deepEqual(header, [
+      'id', 'first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog',
+      'website', 'barcode', 'nfc_tag', 'registration_type', 'registration_type_id', 'objstatus', 'checked_in', 'checked_in_at', 'created',
+      'modified', 'Diet?', 'Topics', 'Notes',
+    ]);
+    const ada = Object.fromEntries(header.map((h, i) => [h, rows[0][i]]));
+    assert.equal(ada.first_name, 'Ada');
+    assert.equal(ada.registration_type, 'VIP');
+    assert.equal(ada.checked_in, 'true');
+    assert.equal(ada.checked_in_at, '2026-12-01T18:30:00');
+    assert.equal(ada.Topics, 'AI; Music');
+    assert.equal(ada.Notes, 'Likes "tea", not coffee');
+    const grace = Object.fromEntries(header.map((h, i) => [h, rows[1][i]]));
+    assert.equal(grace.checked_in, 'false');
+    assert.equal(grace.checked_in_at, '');
+  });
+
+  it('round-trips: the exported file imports into another event with the same guests and answers', async () => {
+    const csv = (await download(server, setup.eventId)).text;
+    const copy = await setUpEvent(server, groupId);
+    const res = await upload(server, copy.eventId, csv);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.created, 2);
+    assert.deepEqual(res.body.ignored_columns, []);
+    const strip = (g: any) => ({
+      ...g,
+      id: undefined, event: undefined, created: undefined, modified: undefined, checked_in: undefined, checked_in_at: undefined,
+      registration_type: undefined, source: undefined,
+      custom_questions: g.custom_questions.map((q: any) => ({ text: q.question_text, answers: q.answer.map((a: any) => a.answer) })),
+    });
+    const original = (await server.get(`/events/${setup.eventId}/guests`)).body.results.map(strip);
+    const imported = (await server.get(`/events/${copy.eventId}/guests`)).body.results.map(strip);
+    assert.deepEqual(imported, original);
+  });
+
+  it('answers 404 for an event of another organiser', async () => {
+    const other = await createGroup(server, { name: 'Nosy' });
+    const key = await createApiKey(server, other);
+    const res = await download(server, setup.eventId, key);
+    assert.equal(res.status, 404);
+  });
+});
