@@ -11,7 +11,8 @@ function clock(date: Date): string {
 /** Arrivals per five minutes over the last two hours, in plain SVG. */
 export function ArrivalsChart({ stats }: { stats?: EventStats }) {
   const bars = arrivalBars(stats);
-  const max = Math.max(1, ...bars.map((b) => b.count));
+  const peak = Math.max(0, ...bars.map((b) => b.count));
+  const max = Math.max(1, peak);
   const slot = WIDTH / bars.length;
   const plot = HEIGHT;
   const busiest = bars.reduce((a, b) => (b.count > a.count ? b : a), bars[0]);
@@ -19,7 +20,7 @@ export function ArrivalsChart({ stats }: { stats?: EventStats }) {
   return (
     <figure className="chart">
       <figcaption>
-        Arrivals per 5 min <span className="max">peak {max}</span>
+        Arrivals per 5 min <span className="max">{peak ? `peak ${peak}` : 'none yet'}</span>
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
         {bars.map((bar, i) => {

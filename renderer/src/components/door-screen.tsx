@@ -154,7 +154,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       }
     } finally {
       flushing.current = false;
-      await countPending();
+      // A "queued" answer still on screen is out of date once its scan has been sent.
+      if ((await countPending()) === 0) setResult((shown) => (shown?.outcome === 'queued' ? undefined : shown));
       void refreshStats();
     }
   }, [api, event.id, countPending, refreshStats]);
@@ -449,6 +450,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
           </button>
         </nav>
 
+      </main>
+
+      <StatsPanel stats={stats} session={session}>
         {replayed.length > 0 && (
           <section className="replayed" aria-label="Sent from the offline queue">
             <header className="row">
@@ -467,9 +471,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
             </ul>
           </section>
         )}
-      </main>
-
-      <StatsPanel stats={stats} session={session} />
+      </StatsPanel>
 
       {panel === 'search' && <SearchPanel api={api} eventId={event.id} types={types} onCheck={checkFromList} onClose={closePanel} />}
       {panel === 'walk-in' && (

@@ -50,7 +50,7 @@ function viewOf(result: ScanResult): View {
     case 'not_registered':
       return { tone: 'red', icon: '✕', headline: 'Not registered', detail: `Not on the list${session}` };
     case 'session_full':
-      return { tone: 'red', icon: '✕', headline: 'Session full', detail: result.sessionName };
+      return { tone: 'red', icon: '✕', headline: 'Session full', detail: result.sessionName ? `No room left in ${result.sessionName}` : undefined };
     case 'queued':
       return { tone: 'grey', icon: '⋯', headline: 'Queued', detail: `Offline: ${result.code} is stored and will be sent when the server is back` };
     case 'undone':

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { EventStats } from '../stats';
 import type { SessionSummary } from '../types';
 import { ArrivalsChart } from './arrivals-chart';
@@ -7,7 +8,7 @@ function percent(part: number, whole: number): number {
 }
 
 /** Live counters: the event, each registration type, the current session, and arrivals. */
-export function StatsPanel({ stats, session }: { stats?: EventStats; session?: SessionSummary }) {
+export function StatsPanel({ stats, session, children }: { stats?: EventStats; session?: SessionSummary; children?: ReactNode }) {
   const sessionStats = session ? stats?.sessions.find((s) => s.id === session.id) : undefined;
   return (
     <aside className="side" aria-label="Counters">
@@ -22,6 +23,7 @@ export function StatsPanel({ stats, session }: { stats?: EventStats; session?: S
           <span style={{ width: `${percent(stats?.checked_in ?? 0, stats?.total ?? 0)}%` }} />
         </div>
       </section>
+      {children}
       {session && (
         <section className="counter session" data-testid="session-counter">
           <h2>{session.name}</h2>
