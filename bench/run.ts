@@ -1,8 +1,12 @@
 /**
  * `npm run bench`: figures, not a pass/fail test. Seeds an event with 100,000 guests through
- * the repositories' bulk insert, starts the real server as its own process (log level warn:
- * a door laptop's setting; `info` writes a line per request), drives it with autocannon and
- * prints a table; bench/results.json keeps the figures.
+ * the repositories' bulk insert, starts the real server as its own process, drives it with
+ * autocannon and prints a table; bench/results.json keeps the figures.
+ *
+ * The server runs as shipped: server/serve.ts compiled to plain JavaScript (esbuild, as
+ * `npm run serve` runs built code), not under tsx, whose loader thread alone adds ~30 MB of RSS
+ * (BENCH_SERVER=tsx runs it under tsx instead). Log level warn: a door laptop's setting;
+ * `info` writes a line per request.
  *
  *   npm run bench [-- --guests 100000 --only checkin,sync]
  *   BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench   (profile the server)
@@ -13,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildSync } from 'esbuild';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { benchFloor } from './floor';
@@ -63,6 +68,13 @@ const SECTIONS: Section[] = [
   },
 ];
 
+/** server/serve.ts as one JavaScript file; packages stay external, resolved from node_modules. */
+function buildServer(): string {
+  const outfile = path.join(ROOT, 'node_modules', '.cache', 'doorlist-bench', 'serve.js');
+  buildSync({ entryPoints: [path.join(ROOT, 'server', 'serve.ts')], bundle: true, platform: 'node', target: 'node20', packages: 'external', format: 'cjs', outfile, logLevel: 'warning' });
+  return outfile;
+}
+
 async function post<T>(url: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
@@ -94,8 +106,10 @@ async function main(): Promise<void> {
   try {
     log(`Seeding ${guests} guests (bulk insert, not HTTP)...`);
     const seeded = await seedEvent(dbFile, guests, log);
+    const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+    const entry = process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/serve.ts'] : [buildServer()];
     server = await spawnServer(
-      [...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'server/serve.ts'],
+      [...flags, ...entry],
       {
         DOORLIST_DB: dbFile,
         DOORLIST_PORT: '0',
@@ -124,7 +138,7 @@ async function main(): Promise<void> {
     const results = {
       measured_at: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
-      load: { connections: CONNECTIONS, guests, server_log_level: 'warn' },
+      load: { connections: CONNECTIONS, guests, server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'server/serve.ts built with esbuild', server_log_level: 'warn' },
       metrics,
     };
     fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
