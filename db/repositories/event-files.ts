@@ -16,7 +16,8 @@ const text = (max: number) => z.string().max(max);
 const ntext = (max: number) => z.string().max(max).nullable();
 const int = z.number().int().min(-2147483648).max(2147483647);
 const nint = int.nullable();
-const num = z.number().finite();
+// Decimals may be stored as numeric text by some writers.
+const num = z.union([z.number().finite(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
 const nnum = num.nullable();
 const bool = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => (v ? 1 : 0));
 // Stored datetimes: server instants (`...sss Z`) and wall-clock times (`YYYY-MM-DDThh:mm:ss`).
@@ -270,6 +271,7 @@ const BATCH = 500;
 const FLUSH = 2500;
 // SQLite allows 32766 bound variables per statement.
 const MAX_VARIABLES = 30000;
+const JSON_ROWS = 50000;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
 const eventSchema = z.object({ uid: text(36).min(1), created: time, modified: time, ...EVENT_COLUMNS });
 
@@ -279,35 +281,44 @@ function recordSchema(def: TableDef) {
 }
 
 /**
- * Multi-row INSERT ... VALUES in as few statements as the variable limit allows; knex's
- * own multi-row insert for SQLite is a compound SELECT capped at 500 rows.
+ * Inserts many rows in few statements. On SQLite the rows travel as one JSON parameter that
+ * SQLite unpacks itself (json_each): binding tens of thousands of values one by one costs
+ * more than the insert.
  */
 async function insertRows(trx: Trx, table: string, rows: Row[], returning: boolean): Promise<{ id: number; uid: string }[]> {
   if (rows.length === 0) return [];
   const columns = Object.keys(rows[0]);
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  if (!isSqlite(trx)) {
+    const out: { id: number; uid: string }[] = [];
+    for (const part of chunks(rows, Math.floor(MAX_VARIABLES / columns.length))) {
+      const query = trx(table).insert(part);
+      if (returning) out.push(...((await query.returning(['id', 'uid'])) as { id: number; uid: string }[]));
+      else await query;
+    }
+    return out;
+  }
+  const values = columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(', ');
+  const sql = `insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) select ${values} from json_each(?)${returning ? ' returning id, uid' : ''}`;
   const out: { id: number; uid: string }[] = [];
-  for (const part of chunks(rows, Math.floor(MAX_VARIABLES / columns.length))) {
-    const sql = `insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) values ${part.map(() => tuple).join(', ')}${returning ? ' returning id, uid' : ''}`;
-    const bindings = part.flatMap((r) => columns.map((c) => (r[c] ?? null) as never));
-    const result = await runAll(trx, sql, bindings);
+  for (const part of chunks(rows, JSON_ROWS)) {
+    const json = JSON.stringify(part.map((r) => columns.map((c) => r[c] ?? null)));
+    const result = await runAll(trx, sql, [json]);
     if (returning) out.push(...(result as { id: number; uid: string }[]));
   }
   return out;
+}
+
+function isSqlite(trx: Trx): boolean {
+  return (trx as unknown as { client: { config: { client: unknown } } }).client.config.client === 'sqlite3';
 }
 
 interface SqliteConnection {
   all(sql: string, bindings: unknown[], done: (err: Error | null, rows: unknown[]) => void): void;
 }
 
-/**
- * Runs one statement on the transaction's own connection. On SQLite it goes straight to the
- * driver: knex's binding formatter costs more than the insert for statements with
- * tens of thousands of values.
- */
+/** Runs one statement straight on the SQLite connection the transaction holds. */
 async function runAll(trx: Trx, sql: string, bindings: unknown[]): Promise<unknown[]> {
-  const client = (trx as unknown as { client: { config: { client: unknown }; acquireConnection(): Promise<SqliteConnection> } }).client;
-  if (client.config.client !== 'sqlite3') return trx.raw(sql, bindings as never) as unknown as Promise<unknown[]>;
+  const client = (trx as unknown as { client: { acquireConnection(): Promise<SqliteConnection> } }).client;
   const connection = await client.acquireConnection();
   return new Promise((resolve, reject) => connection.all(sql, bindings, (err, rows) => (err ? reject(err) : resolve(rows))));
 }
