@@ -370,6 +370,45 @@ describe('check-ins', () => {
     });
   });
 
+  describe('GET /events/:event_id/guests after scans', () => {
+    it('only_checkins=true lists the guests who are in; records carry checked_in and checked_in_at', async () => {
+      const doorEvent = await createEvent(server, await createGroup(server));
+      const type = await seedRegistrationType(server, doorEvent);
+      const [inside, left, never] = await seedGuests(server, doorEvent, type, [{ barcode: 'OC1' }, { barcode: 'OC2' }, { barcode: 'OC3' }]);
+      await scan(server, doorEvent, { barcode: 'OC1', scanned_at: '2026-12-01T18:15' });
+      await scan(server, doorEvent, { barcode: 'OC2' });
+      await scan(server, doorEvent, { barcode: 'OC2', direction: 'out' });
+
+      const res = await server.get(`/events/${doorEvent}/guests?only_checkins=true`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.count, 1);
+      assert.equal(res.body.results[0].id, inside);
+      assert.equal(res.body.results[0].checked_in, true);
+      assert.equal(res.body.results[0].checked_in_at, '2026-12-01T18:15:00');
+      for (const id of [left, never]) {
+        const detail = await server.get(`/events/${doorEvent}/guests/${id}`);
+        assert.equal(detail.body.checked_in, false);
+        assert.equal(detail.body.checked_in_at, null);
+      }
+    });
+
+    it('a scan moves the guest into the next timestamp delta, so other door laptops re-sync them', async () => {
+      const doorEvent = await createEvent(server, await createGroup(server));
+      const type = await seedRegistrationType(server, doorEvent);
+      const ids = await seedGuests(server, doorEvent, type, [{ barcode: 'DL1' }, { barcode: 'DL2' }]);
+      const scanned = ids[0];
+      // Synced long ago: only what changes from now on belongs in the delta.
+      await server.db('guests').whereIn('id', ids).update({ modified: '2026-01-01T00:00:00.000Z' });
+      const first = await server.get(`/events/${doorEvent}/guests`);
+      assert.equal(first.body.count, 2);
+      await scan(server, doorEvent, { barcode: 'DL1' });
+      const delta = await server.get(`/events/${doorEvent}/guests?timestamp=${encodeURIComponent(first.body.start_time)}`);
+      assert.equal(delta.status, 200);
+      assert.deepEqual(delta.body.results.map((g: { id: number }) => g.id), [scanned]);
+      assert.equal(delta.body.results[0].checked_in, true);
+    });
+  });
+
   describe('GET /events/:event_id/checkins', () => {
     it('lists check-ins in the envelope, filters by guest_id and session_id, and gives a timestamp delta', async () => {
       const listEvent = await createEvent(server, await createGroup(server));
