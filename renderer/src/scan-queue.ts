@@ -44,9 +44,9 @@ export function queueScan(scan: QueuedScan): Promise<IDBValidKey> {
   return run('readwrite', (store) => store.put(scan));
 }
 
-/** The event's waiting scans, oldest first. */
-export async function queuedScans(eventId: number): Promise<QueuedScan[]> {
-  const all = await run<QueuedScan[]>('readonly', (store) => store.index('eventId').getAll(eventId));
+/** Every waiting scan (of any event: a station may have switched events since), oldest first. */
+export async function queuedScans(): Promise<QueuedScan[]> {
+  const all = await run<QueuedScan[]>('readonly', (store) => store.getAll());
   return all.sort((a, b) => a.queuedAt - b.queuedAt);
 }
 

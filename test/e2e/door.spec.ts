@@ -58,6 +58,19 @@ test.describe('sign in and event', () => {
   });
 });
 
+test.describe('expired access', () => {
+  test('a revoked API key sends the station back to sign-in with the server\'s words', async ({ page }) => {
+    const made = await server.must<{ id: number; key: string }>(201, 'POST', `/groups/${seed.groupId}/api_keys`, { name: 'revoked soon' });
+    const door = new DoorPage(page);
+    await door.open(server.url, made.key, { id: seed.eventId, name: seed.eventName });
+    await server.must(204, 'DELETE', `/groups/${seed.groupId}/api_keys/${made.id}`);
+    await door.scan(seed.guests.john.barcode);
+    await expect(page.getByRole('status')).toHaveText('Your session has expired. Please relogin.');
+    await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    expect(await checkinsOf(server, seed.eventId, seed.guests.john.id)).toHaveLength(0);
+  });
+});
+
 test.describe('door mode', () => {
   test('scans green, then amber, red for an unknown code and an inactive guest; counters move', async ({ page }) => {
     const door = new DoorPage(page);

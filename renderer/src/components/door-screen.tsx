@@ -127,20 +127,20 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   }, [api, event.id]);
 
   const countPending = useCallback(async () => {
-    const waiting = await queuedScans(event.id).catch(() => []);
+    const waiting = await queuedScans().catch(() => []);
     setPending(waiting.length);
     return waiting.length;
-  }, [event.id]);
+  }, []);
 
   /** Sends the waiting scans oldest first, each with its own uid, and shows what became of them. */
   const flush = useCallback(async () => {
     if (flushing.current) return;
     flushing.current = true;
     try {
-      for (const item of await queuedScans(event.id)) {
+      for (const item of await queuedScans()) {
         let answer;
         try {
-          answer = await sendScan(api, event.id, item);
+          answer = await sendScan(api, item.eventId, item);
         } catch (err) {
           if (err instanceof OfflineError) setOnline(false);
           break;
