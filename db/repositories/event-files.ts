@@ -254,6 +254,8 @@ export interface ImportResult {
   updated: TableCounts;
   unchanged: TableCounts;
   skipped: TableCounts;
+  /** Answers, tags and links removed because the later version of their record lacks them. */
+  deleted: TableCounts;
   checkins_added: number;
   conflicts: ImportConflict[];
   double_admissions: DoubleAdmission[];
@@ -329,6 +331,13 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+/** Child sets that belong to their parent record and travel with it. */
+const OWNED_CHILDREN: Record<string, { table: string; column: string }> = {
+  guests: { table: 'guest_answers', column: 'guest_id' },
+  sessions: { table: 'session_tags', column: 'session_id' },
+  promotion_codes: { table: 'promotion_code_registration_types', column: 'promotion_code_id' },
+};
+
 function sameContent(def: TableDef, local: Row, incoming: Row): boolean {
   for (const column of [...Object.keys(def.columns), ...def.refs.map((r) => r.column)]) {
     if (def.derived?.includes(column)) continue;
@@ -359,11 +368,18 @@ export class EventMerger {
     updated: emptyCounts(),
     unchanged: emptyCounts(),
     skipped: emptyCounts(),
+    deleted: emptyCounts(),
     checkins_added: 0,
     conflicts: [],
     double_admissions: [],
   };
   private readonly checkinGuests = new Set<number>();
+  /** Existing parents (`table:id`) whose local version won, so their child sets stay. */
+  private readonly keptParents = new Set<string>();
+  /** Existing parents whose file version won: child table -> parent ids. */
+  private readonly replacedParents = new Map(Object.values(OWNED_CHILDREN).map((c) => [c.table, new Set<number>()]));
+  /** Child uids the file holds, per owned child table (to keep them when replacing). */
+  private readonly seenChildren = new Map(Object.values(OWNED_CHILDREN).map((c) => [c.table, new Set<string>()]));
   private readonly addedCheckins = new Set<number>();
   private readonly schemas = new Map(EVENT_TABLES.map((d) => [d.name, recordSchema(d)]));
   private readonly defs = new Map(EVENT_TABLES.map((d) => [d.name, d]));
@@ -395,6 +411,7 @@ export class EventMerger {
   async finish(): Promise<ImportResult> {
     await this.flush();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
+    await this.dropReplacedChildren();
     await this.flushSearchTerms();
     await this.refreshDoorState();
     return { event_id: this.eventId, event_created: this.eventCreated, ...this.result };
@@ -484,10 +501,15 @@ export class EventMerger {
       for (const row of rows) locals.set(row.uid as string, row);
     }
     const fresh: Row[] = [];
+    const parent = Object.entries(OWNED_CHILDREN).find(([, child]) => child.table === def.name);
+    const seen = this.seenChildren.get(def.name);
     for (const incoming of records) {
+      seen?.add(incoming.uid as string);
       const local = locals.get(incoming.uid as string);
       if (!local) {
-        fresh.push(incoming);
+        // A child of a parent whose local version won: the local set stands as it is.
+        if (parent && this.keptParents.has(`${parent[0]}:${incoming[parent[1].column]}`)) this.result.unchanged[def.name]++;
+        else fresh.push(incoming);
         continue;
       }
       if (def.onEvent && local.event_id !== this.eventId) {
@@ -514,7 +536,17 @@ export class EventMerger {
       } else this.result.unchanged.checkins++;
       return;
     }
-    if (!((incoming.modified as string) > (local.modified as string)) || sameContent(def, local, incoming)) {
+    const owned = OWNED_CHILDREN[def.name];
+    if (!((incoming.modified as string) > (local.modified as string))) {
+      this.result.unchanged[def.name]++;
+      if (owned) this.keptParents.add(`${def.name}:${local.id}`);
+      return;
+    }
+    // The later record wins whole, with its set of answers, tags or links: what the file
+    // does not list for it is removed at the end, so a removal on the later side travels.
+    if (owned) this.replacedParents.get(owned.table)!.add(local.id as number);
+    if (sameContent(def, local, incoming)) {
+      await trx(def.name).where({ id: local.id }).update({ modified: incoming.modified });
       this.result.unchanged[def.name]++;
       return;
     }
@@ -583,6 +615,19 @@ export class EventMerger {
     }
   }
 
+  /** Children of parents whose file version won, that the file does not list. */
+  private async dropReplacedChildren(): Promise<void> {
+    for (const child of Object.values(OWNED_CHILDREN)) {
+      const seen = this.seenChildren.get(child.table)!;
+      for (const part of chunks([...this.replacedParents.get(child.table)!], BATCH)) {
+        const rows: { id: number; uid: string }[] = await this.trx(child.table).whereIn(child.column, part).select('id', 'uid');
+        const gone = rows.filter((r) => !seen.has(r.uid)).map((r) => r.id);
+        for (const ids of chunks(gone, BATCH)) await this.trx(child.table).whereIn('id', ids).delete();
+        this.result.deleted[child.table] += gone.length;
+      }
+    }
+  }
+
   /** A row whose natural key exists already is that record (e.g. the same tag added on both sides). */
   private async dropNaturalDuplicates(def: TableDef, rows: Row[]): Promise<Row[]> {
     const keys = def.natural!;
@@ -600,6 +645,7 @@ export class EventMerger {
         continue;
       }
       this.remember(def, row.uid as string, found.id as number);
+      this.seenChildren.get(def.name)?.add(found.uid as string);
       this.result.unchanged[def.name]++;
       if (def.name === 'promotion_codes') {
         this.conflict({ table: def.name, uid: row.uid as string, kind: 'code', value: row.code as string, existing_id: found.id as number, existing_uid: found.uid as string, resolution: 'merged into the promotion code of the same code here' });

@@ -36,6 +36,7 @@ export const EventFileImportResult = z
     updated: Counts,
     unchanged: Counts,
     skipped: Counts,
+    deleted: Counts,
     checkins_added: z.number().int(),
     conflicts: z.array(Conflict),
     double_admissions: z.array(DoubleAdmission),

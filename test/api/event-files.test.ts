@@ -232,6 +232,11 @@ describe('POST /events/import', () => {
     const rtSource = (await source.db('registration_types').where({ event_id: sourceEvent }).first()).id;
     const [sam] = await source.db('guests').insert(rec({ event_id: sourceEvent, registration_type_id: rtSource, first_name: 'Sam', last_name: 'Source', email: 's@x.test', barcode: 'SAME' })).returning(['id', 'uid']);
     await source.db('checkins').insert(rec({ event_id: sourceEvent, guest_id: sam.id, direction: 'in', scanned_at: stamp(-60), station: 'door-1' }));
+    // Answers follow the later record: Ada's (source newer) removed, one added to Grace's (target newer).
+    await source.db('guest_answers').where({ guest_id: ada.id }).delete();
+    const q = await source.db('custom_questions').where({ event_id: sourceEvent }).first();
+    const choice = await source.db('question_choices').where({ question_id: q.id }).first();
+    await source.db('guest_answers').insert(rec({ guest_id: grace.id, question_id: q.id, choice_id: choice.id }));
     // The check-in of Ada undone on the source.
     await source.db('checkins').where({ guest_id: ada.id }).update({ undone_at: stamp(1), modified: stamp(1) });
     await source.db('guests').where({ id: ada.id }).update({ checked_in_at: null });
@@ -254,6 +259,11 @@ describe('POST /events/import', () => {
     assert.equal((await byUid(ada.uid)).checked_in_at, null);
     assert.equal((await byUid(grace.uid)).company, 'Newest');
     assert.equal(await byUid(sam.uid), undefined);
+    assert.equal(res.body.deleted.guest_answers, 1);
+    assert.equal(res.body.created.guest_answers, 0);
+    const answersOf = async (uid: string) => Number((await target.db('guest_answers').where({ guest_id: (await byUid(uid)).id }).count({ n: '*' }))[0].n);
+    assert.equal(await answersOf(ada.uid), 0);
+    assert.equal(await answersOf(grace.uid), 0);
   });
 });
 
