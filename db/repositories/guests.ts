@@ -291,7 +291,8 @@ async function insertValues(trx: Conn, table: string, columns: string[], rows: R
     for (const row of batch) for (const c of columns) bindings.push(row[c] ?? null);
     const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${batch.map(() => tuple).join(', ')}${returning ? ` returning ${returning.map(() => '??').join(', ')}` : ''}`;
     const result = await trx.raw(sql, [table, ...columns, ...bindings, ...(returning ?? [])] as Knex.RawBinding[]);
-    if (returning) out.push(...(result as Record<string, unknown>[]));
+    // sqlite3 answers the rows themselves, pg a result whose `rows` they are.
+    if (returning) out.push(...((Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[]));
   }
   return out;
 }
