@@ -121,7 +121,8 @@ export function eventFilesMetrics(result: EventFilesBenchResult) {
 /** A section for bench/run.ts: `SECTIONS.push(eventFilesSection)`; it needs no server. */
 export const eventFilesSection = {
   name: 'event-files',
-  run: async (ctx: { log: (line: string) => void }) => eventFilesMetrics(await benchEventFiles({ log: ctx.log })),
+  run: async (ctx: { log: (line: string) => void; seeded?: { guests: number } }) =>
+    eventFilesMetrics(await benchEventFiles({ guests: ctx.seeded?.guests, log: ctx.log })),
 };
 
 if (require.main === module) {

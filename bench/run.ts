@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { buildSync } from 'esbuild';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
+import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
@@ -66,6 +67,7 @@ const SECTIONS: Section[] = [
     run: (ctx) =>
       benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned }, ctx.log),
   },
+  eventFilesSection,
 ];
 
 /** server/serve.ts as one JavaScript file; packages stay external, resolved from node_modules. */
