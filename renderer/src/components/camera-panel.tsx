@@ -1,14 +1,37 @@
 import { useEffect, useRef, useState } from 'react';
-import { Dialog } from './dialog';
 
 /** Browsers give the camera to secure pages only (HTTPS or the desktop app's loopback). */
-export function cameraAvailable(): boolean {
+function cameraApi(): boolean {
   return window.isSecureContext && !!navigator.mediaDevices?.getUserMedia;
+}
+
+/** Whether this device has a camera the page may use; the camera button shows only then. */
+export function useHasCamera(): boolean {
+  const [has, setHas] = useState(false);
+  useEffect(() => {
+    if (!cameraApi()) return;
+    let live = true;
+    const check = () =>
+      navigator.mediaDevices
+        .enumerateDevices()
+        .then((devices) => live && setHas(devices.some((d) => d.kind === 'videoinput')))
+        .catch(() => undefined);
+    void check();
+    navigator.mediaDevices.addEventListener?.('devicechange', check);
+    return () => {
+      live = false;
+      navigator.mediaDevices.removeEventListener?.('devicechange', check);
+    };
+  }, []);
+  return has;
 }
 
 const REPEAT_MS = 2500;
 
-/** Reads QR codes and barcodes with the camera; each new code is scanned like a typed one. */
+/**
+ * Reads QR codes and barcodes with the camera; each new code is scanned like a typed one.
+ * A docked panel, not a dialog: the answer stays in full view and the keyboard keeps working.
+ */
 export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => void; onClose: () => void }) {
   const video = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string>();
@@ -29,10 +52,11 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
           if (!result) return;
           const code = result.getText();
           const now = Date.now();
-          // The same code stays in view for a while: read it once.
-          if (code === last.current.code && now - last.current.at < REPEAT_MS) return;
+          // A ticket held up is seen in frame after frame: it counts again only after it has
+          // been out of view for a moment.
+          const seenJustNow = code === last.current.code && now - last.current.at < REPEAT_MS;
           last.current = { code, at: now };
-          handler.current(code);
+          if (!seenJustNow) handler.current(code);
         });
         if (cancelled) controls.stop();
         else stop = () => controls.stop();
@@ -47,7 +71,13 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
   }, []);
 
   return (
-    <Dialog title="Camera scan" onClose={onClose}>
+    <section className="camera-dock" aria-label="Camera scan">
+      <header className="row">
+        <h2>Camera</h2>
+        <button type="button" className="close" onClick={onClose} aria-label="Close the camera (F8)">
+          ✕
+        </button>
+      </header>
       {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
       <video ref={video} className="camera" muted playsInline />
       {error ? (
@@ -55,8 +85,8 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
           {error}
         </p>
       ) : (
-        <p className="muted">Hold the ticket’s code in front of the camera. Results show behind this panel.</p>
+        <p className="muted">Hold the ticket’s code in front of the camera.</p>
       )}
-    </Dialog>
+    </section>
   );
 }

@@ -7,7 +7,7 @@ import { beep } from '../sounds';
 import { initialStation, saveStation } from '../station';
 import type { EventStats } from '../stats';
 import type { CodeKind, Direction, EventSummary, GuestSummary, RegistrationType, ScanResult, SessionSummary } from '../types';
-import { CameraPanel, cameraAvailable } from './camera-panel';
+import { CameraPanel, useHasCamera } from './camera-panel';
 import { Dialog } from './dialog';
 import { EventFilePanel } from './event-file-panel';
 import { announcement, guestName, ResultPanel } from './result-panel';
@@ -17,7 +17,7 @@ import { SharePanel } from './share-panel';
 import { StatsPanel } from './stats-panel';
 import { WalkInPanel } from './walk-in-panel';
 
-type Panel = 'none' | 'search' | 'walk-in' | 'session' | 'camera' | 'station' | 'export' | 'import' | 'share';
+type Panel = 'none' | 'search' | 'walk-in' | 'session' | 'station' | 'export' | 'import' | 'share';
 
 const STATS_EVERY_MS = 4000;
 const REPLAY_LOG = 8;
@@ -57,6 +57,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const [notice, setNotice] = useState<string>();
   const [nfcOn, setNfcOn] = useState(false);
   const [shareInfo, setShareInfo] = useState<ShareInfo>();
+  const hasCamera = useHasCamera();
+  const [cameraOn, setCameraOn] = useState(false);
 
   const scanInput = useRef<HTMLInputElement>(null);
   const serial = useRef(0);
@@ -295,7 +297,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     if (key === 'F4') return e.preventDefault(), open('walk-in');
     if (key === 'F6') return e.preventDefault(), setDirection((d) => (d === 'in' ? 'out' : 'in'));
     if (key === 'F7') return e.preventDefault(), open('session');
-    if (key === 'F8' && cameraAvailable()) return e.preventDefault(), open('camera');
+    if (key === 'F8' && hasCamera) return e.preventDefault(), setCameraOn((on) => !on);
     if ((e.ctrlKey || e.metaKey) && key.toLowerCase() === 'z' && (!isTextField(e.target) || e.target === scanInput.current)) {
       e.preventDefault();
       void undo();
@@ -406,6 +408,15 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
           <p key={spoken.serial}>{spoken.text}</p>
         </div>
+        {cameraOn && (
+          <CameraPanel
+            onCode={(code) => void scan('barcode', code)}
+            onClose={() => {
+              setCameraOn(false);
+              focusScan();
+            }}
+          />
+        )}
         {notice && (
           <p className="notice" role="status" data-testid="notice">
             {notice}
@@ -435,8 +446,15 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
           <button type="button" onClick={() => open('session')}>
             <kbd>F7</kbd> Session
           </button>
-          {cameraAvailable() && (
-            <button type="button" onClick={() => open('camera')}>
+          {hasCamera && (
+            <button
+              type="button"
+              aria-pressed={cameraOn}
+              onClick={() => {
+                setCameraOn((on) => !on);
+                focusScan();
+              }}
+            >
               <kbd>F8</kbd> Camera
             </button>
           )}
@@ -487,7 +505,6 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         />
       )}
       {panel === 'session' && <SessionPanel sessions={sessions} current={session} onPick={pickSession} onClose={closePanel} />}
-      {panel === 'camera' && <CameraPanel onCode={(code) => void scan('barcode', code)} onClose={closePanel} />}
       {panel === 'station' && (
         <StationPanel
           station={station}
