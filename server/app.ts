@@ -12,7 +12,7 @@ import { createRegistry, openApiDocument } from './openapi';
 import type { RouteDeps } from './route';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
-import { checkinsRouter } from './routes/checkins';
+import { checkinsRouter, scanFastPath } from './routes/checkins';
 import { eventFilesRouter } from './routes/event-files';
 import { guestsCsvRouter } from './routes/guests-csv';
 import { eventsRouter } from './routes/events';
@@ -48,6 +48,8 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
 
   const app = express();
   app.disable('x-powered-by');
+  // The door's scan, ahead of the request logger and body parsers (it logs and parses itself).
+  app.use(scanFastPath(deps, logger));
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();

@@ -206,6 +206,39 @@ describe('check-ins', () => {
         assert.equal(await countCheckins(server, eventId), before);
       });
 
+      it('answers the same on the fast path and the declared route: JSON, form posts, trailing slash, 401, junk', async () => {
+        const json = await newGuest();
+        const slash = await server.post(`/events/${eventId}/checkins/`, { barcode: json.barcode });
+        assert.equal(slash.status, 201);
+        assert.equal(slash.headers.get('content-type'), 'application/json; charset=utf-8');
+
+        const form = await newGuest();
+        const posted = await server.request('POST', `/events/${eventId}/checkins`, {
+          rawBody: `barcode=${form.barcode}&station=Form`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        assert.equal(posted.status, 201);
+        assert.equal(posted.body.station, 'Form');
+
+        const noToken = await server.post(`/events/${eventId}/checkins`, { barcode: 'X' }, { token: null });
+        assert.equal(noToken.status, 401);
+        assert.deepEqual(noToken.body, { detail: MSG.sessionExpired });
+        const headers = { 'content-type': 'application/json' };
+        const broken = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: '{"barcode": ', headers });
+        assert.equal(broken.status, 400);
+        assert.deepEqual(broken.body, { detail: MSG.malformedJson });
+        for (const rawBody of ['[1,2]', '"text"', 'null']) {
+          const junk = await server.request('POST', `/events/${eventId}/checkins`, { rawBody, headers });
+          assert.equal(junk.status, 400, rawBody);
+          assert.deepEqual(junk.body, { detail: MSG.bodyNotObject });
+        }
+        const empty = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: '', headers });
+        assert.deepEqual(empty.body, { non_field_errors: [MSG.oneScanTarget] });
+        const tooBig = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: JSON.stringify({ barcode: 'x'.repeat(1_100_000) }), headers });
+        assert.equal(tooBig.status, 413);
+        assert.equal((await server.post('/events/abc/checkins', { barcode: 'X' })).status, 404);
+      });
+
       it('answers 404 for an event id that is no id', async () => {
         const res = await scan(server, 0, { barcode: 'A' });
         assert.equal(res.status, 404);
