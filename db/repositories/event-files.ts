@@ -385,6 +385,8 @@ export class EventMerger {
   private readonly defs = new Map(EVENT_TABLES.map((d) => [d.name, d]));
   private pending: { def: TableDef; records: Row[] } | undefined;
   private pendingTerms: [string, number][] = [];
+  private writing: Promise<void> | undefined;
+  private writingTable: string | undefined;
   private position = -1;
   private readonly now = nowIso();
 
@@ -410,6 +412,7 @@ export class EventMerger {
 
   async finish(): Promise<ImportResult> {
     await this.flush();
+    await this.settle();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     await this.dropReplacedChildren();
     await this.flushSearchTerms();
@@ -445,11 +448,17 @@ export class EventMerger {
     this.result.created.events++;
   }
 
+  /**
+   * Checks and resolves a batch, then hands it to the database while the next batch is read:
+   * one write in flight at a time, and a table's writes end before the next table's
+   * parents are looked up.
+   */
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = undefined;
     if (!batch || batch.records.length === 0) return;
     const { def } = batch;
+    if (this.writingTable !== def.name) await this.settle();
     const schema = this.schemas.get(def.name)!;
     const records: Row[] = [];
     for (const raw of batch.records) {
@@ -462,7 +471,20 @@ export class EventMerger {
         this.skippedUids.add(parsed.data.uid);
       }
     }
-    if (records.length > 0) await this.mergeBatch(def, records);
+    await this.settle();
+    if (records.length === 0) return;
+    const writing = this.mergeBatch(def, records);
+    // Awaited by settle(); a failure meanwhile must not go unhandled.
+    writing.catch(() => undefined);
+    this.writing = writing;
+    this.writingTable = def.name;
+  }
+
+  private async settle(): Promise<void> {
+    const writing = this.writing;
+    this.writing = undefined;
+    this.writingTable = undefined;
+    await writing;
   }
 
   /** Parent uids become local ids; undefined when a parent was skipped (so is the child). */
