@@ -27,9 +27,14 @@ test('works on a phone: the answer fills the screen, nothing scrolls sideways', 
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
   await door.screenshot('40-phone-ready');
   await noSideways(page);
+  // Focused without the on-screen keyboard covering the answer, until the field is tapped.
+  await expect(door.scanField()).toHaveAttribute('inputmode', 'none');
+  await door.scanField().tap();
+  await expect(door.scanField()).toHaveAttribute('inputmode', 'text');
   await door.scanField().fill(seed.guests.katherine.barcode);
   await page.getByRole('button', { name: 'Enter', exact: true }).tap();
   await door.expectResult('checked_in', 'Katherine Johnson', 'VIP', 'NASA');
+  await expect(door.scanField()).toHaveAttribute('inputmode', 'none');
   const box = await door.result().boundingBox();
   expect(box!.height).toBeGreaterThan(400);
   await door.screenshot('41-phone-checked-in');
@@ -52,4 +57,25 @@ test('signs in on a phone', async ({ page }) => {
   await page.goto(server.url);
   await new DoorPage(page).screenshot('44-phone-sign-in');
   await noSideways(page);
+});
+
+test('reads an NFC tag with Web NFC where the browser has it', async ({ page }) => {
+  // Chromium on a desktop has no NDEFReader; this one behaves like Chrome on Android's.
+  await page.addInitScript(() => {
+    class FakeNdefReader extends EventTarget {
+      onreading: ((event: { serialNumber: string }) => void) | null = null;
+      async scan() {
+        (window as any).__nfcReader = this;
+      }
+    }
+    (window as any).NDEFReader = FakeNdefReader;
+  });
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await page.getByRole('button', { name: 'NFC off' }).tap();
+  await expect(page.getByRole('button', { name: 'NFC on' })).toBeVisible();
+  await page.evaluate((tag) => (window as any).__nfcReader.onreading({ serialNumber: tag }), seed.guests.ada.nfc_tag);
+  await door.expectResult('checked_in', 'Ada Lovelace', 'VIP');
+  const checkins = await server.must<{ results: any[] }>(200, 'GET', `/events/${seed.eventId}/checkins?guest_id=${seed.guests.ada.id}`);
+  expect(checkins.results).toHaveLength(1);
 });

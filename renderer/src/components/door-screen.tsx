@@ -59,6 +59,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const [shareInfo, setShareInfo] = useState<ShareInfo>();
   const hasCamera = useHasCamera();
   const [cameraOn, setCameraOn] = useState(false);
+  // On touch screens the field keeps the focus without calling up the on-screen keyboard
+  // (which would cover the answer) until someone taps the field to type.
+  const [touchTyping, setTouchTyping] = useState(false);
+  const coarse = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
 
   const scanInput = useRef<HTMLInputElement>(null);
   const serial = useRef(0);
@@ -228,6 +232,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     const code = input?.value.trim() ?? '';
     if (input) input.value = '';
     if (code) void scan('barcode', code);
+    setTouchTyping(false);
     focusScan();
   };
 
@@ -261,6 +266,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   };
 
   const toggleNfc = async () => {
+    focusScan();
     if (nfcOn) {
       nfcAbort.current?.abort();
       setNfcOn(false);
@@ -393,6 +399,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
             autoCorrect="off"
             spellCheck={false}
             enterKeyHint="go"
+            inputMode={coarse && !touchTyping ? 'none' : 'text'}
+            onPointerDown={() => setTouchTyping(true)}
             placeholder="Scan or type a code"
             onBlur={(e) => {
               if (!e.relatedTarget) focusScan();
