@@ -1,4 +1,4 @@
-import { Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, CsvError } from 'csv-parse';
 import { stringify } from 'csv-stringify';
@@ -158,6 +158,34 @@ function guestOfRow(record: string[], columns: Column[], ctx: RowContext): { gue
   return { guest: guest as GuestInsert };
 }
 
+/** The body as text, refused past `limit` bytes (a guest list of 100k rows is about 20 MB). */
+async function readText(req: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Spreadsheets in many locales save CSV with ';' (or tabs): the header row's most frequent
+ * separator outside quotes decides.
+ */
+export function sniffDelimiter(text: string): string {
+  const counts: Record<string, number> = { ',': 0, ';': 0, '\t': 0 };
+  let quoted = false;
+  for (const ch of text.slice(0, 64 * 1024)) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && ch in counts) counts[ch]++;
+  }
+  const [best, count] = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
+  return count > 0 ? best : ',';
+}
+
 // ---------------------------------------------------------------------------------------
 // Export rows
 
@@ -237,17 +265,8 @@ export function guestsCsvRouter(deps: RouteDeps) {
       const [questions, registrationTypes] = await Promise.all([csvQuestions(deps.db, event.id), csvRegistrationTypes(deps.db, event.id)]);
       const answerRules = new Map(questions.map((q) => [q.id, { id: q.id, type: q.type, objstatus: 1, choiceIds: new Set(q.choices.map((c) => c.id)) }]));
 
-      let size = 0;
-      const limit = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          size += chunk.length;
-          done(size > GUESTS_CSV_MAX_BYTES ? new HttpError(413, { detail: MSG.bodyTooLarge }) : null, chunk);
-        },
-      });
-      const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true });
-      const reading = pipeline(req, limit, parser);
-      // Its failure also ends the loop below, which reports it; awaited after the loop.
-      reading.catch(() => undefined);
+      const text = await readText(req, GUESTS_CSV_MAX_BYTES);
+      const parser = parse(text, { bom: true, relax_column_count: true, delimiter: sniffDelimiter(text) });
       let columns: Column[] | undefined;
       let headers: string[] = [];
       let ctx: RowContext | undefined;
@@ -256,6 +275,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
       const rows: { row: number; errors: FieldErrors }[] = [];
       let row = 1;
       try {
+        // Empty lines are read as rows too, so row numbers match the spreadsheet's.
         for await (const record of parser as AsyncIterable<string[]>) {
           if (!columns) {
             headers = record.map((h) => h.trim());
@@ -272,7 +292,6 @@ export function guestsCsvRouter(deps: RouteDeps) {
             rowNumbers.push(row);
           }
         }
-        await reading;
       } catch (err) {
         if (err instanceof HttpError) throw err;
         if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });

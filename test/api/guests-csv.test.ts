@@ -136,6 +136,16 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.equal(await guestCount(server, setup.eventId), before);
   });
 
+  it('reads a semicolon-separated file, and counts rows as the spreadsheet does (blank lines too)', async () => {
+    const csv = 'Vorname;Nachname;Email;Registration Type;Topics\nZoe;Semi;zoe@example.test;VIP;AI; Food\n\n;Blank;b@example.test;VIP;\n';
+    const res = await upload(server, setup.eventId, csv, '?dry_run=true');
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { rows: [{ row: 4, errors: { first_name: [MSG.blank] } }] });
+    const ok = await upload(server, setup.eventId, csv.split('\n').slice(0, 2).join('\n'), '?dry_run=true');
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.would_create, 1);
+  });
+
   it('answers 400 This field is required. on every row when a required column is missing', async () => {
     const res = await upload(server, setup.eventId, 'Last Name,Email,Registration Type\nSolo,solo@example.test,VIP\n');
     assert.equal(res.status, 400);
