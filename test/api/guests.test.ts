@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../server/schemas/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
+import { insertGuests } from '../../db/repositories/guests';
+import { ValidationError } from '../../server/errors';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -395,6 +397,44 @@ describe('guests', () => {
 
     it('answers 404 for an unknown event', async () => {
       assert.equal((await server.get('/events/999999/guests')).status, 404);
+    });
+  });
+
+  describe('insertGuests (bulk, used by imports and the benchmark seed)', () => {
+    it('inserts thousands of guests with answers and search terms in one transaction', async () => {
+      const { event, type } = await newEvent('Bulk');
+      const q = (await server.post(`/events/${event}/custom_questions`, { question: 'Meal?', type: 'radio', choices: [{ answer: 'Fish' }] })).body;
+      const rows = Array.from({ length: 3000 }, (_, i) => ({
+        registration_type_id: type,
+        first_name: `Bulk${i}`,
+        last_name: i % 2 ? 'Odd' : 'Even',
+        email: `bulk${i}@example.test`,
+        barcode: i === 0 ? 'BULK-FIRST' : undefined,
+        answers: [{ question_id: q.id, choice_id: q.choices[0].id, text_answer: null }],
+      }));
+      const ids = await server.db.transaction((trx) => insertGuests(trx, event, rows));
+      assert.equal(ids.length, 3000);
+      assert.equal(new Set(ids).size, 3000);
+      const list = await server.get(`/events/${event}/guests?page_size=1000&page=3`);
+      assert.equal(list.body.count, 3000);
+      assert.equal(list.body.results.length, 1000);
+      assert.deepEqual(list.body.results[999].custom_questions[0].answer, [{ answer: 'Fish', id: String(q.choices[0].id) }]);
+      assert.equal((await server.get(`/events/${event}/guests?search=odd`)).body.count, 1500);
+      assert.deepEqual((await server.get(`/events/${event}/guests?search=bulk-first`)).body.results.map((g: { id: number }) => g.id), [ids[0]]);
+    });
+
+    it('turns the unique index refusal into the spec 400 with conflicted_guest_id and writes nothing', async () => {
+      const { event, type } = await newEvent('Bulk clash');
+      const first = await server.post(`/events/${event}/guests`, guest({ registration_type: type, barcode: 'TAKEN' }));
+      const rows = [
+        { registration_type_id: type, first_name: 'A', last_name: '', email: '' },
+        { registration_type_id: type, first_name: 'B', last_name: '', email: '', barcode: 'TAKEN' },
+      ];
+      await assert.rejects(
+        server.db.transaction((trx) => insertGuests(trx, event, rows)),
+        (err: unknown) => err instanceof ValidationError && JSON.stringify(err.body) === JSON.stringify({ barcode: [MSG.barcodeExistsConflict], conflicted_guest_id: [String(first.body.id)] }),
+      );
+      assert.equal((await server.get(`/events/${event}/guests`)).body.count, 1);
     });
   });
 
