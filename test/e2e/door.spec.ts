@@ -124,7 +124,7 @@ test.describe('door mode', () => {
   test('undoes the last scan with Ctrl+Z', async ({ page }) => {
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-    const before = Number(await door.checkedIn().textContent());
+    const before = await door.count('checked-in');
     await door.scan(seed.guests.katherine.barcode);
     await door.expectResult('checked_in', 'Katherine Johnson');
     await expect(door.checkedIn()).toHaveText(String(before + 1));
@@ -161,7 +161,7 @@ test.describe('door mode', () => {
   test('adds a walk-in and checks them in at once', async ({ page }) => {
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-    const before = Number(await door.total().textContent());
+    const before = await door.count('total');
     await page.keyboard.press('F4');
     await page.getByRole('dialog', { name: 'Add a walk-in' }).getByLabel('First name').fill('Hedy');
     await door.screenshot('10-walk-in');

@@ -55,6 +55,13 @@ export class DoorPage {
     return this.page.getByTestId('total');
   }
 
+  /** A counter's value once the first stats have arrived. */
+  async count(which: 'checked-in' | 'total'): Promise<number> {
+    const counter = this.page.getByTestId(which);
+    await expect(counter).toHaveText(/^\d+$/);
+    return Number(await counter.textContent());
+  }
+
   pending() {
     return this.page.getByTestId('pending');
   }
