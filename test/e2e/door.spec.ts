@@ -203,4 +203,54 @@ test.describe('door mode', () => {
     const stats = await server.must<{ arrivals: { checked_in: number }[] }>(200, 'GET', `/events/${seed.eventId}/stats`);
     expect(total).toBe(stats.arrivals.reduce((n, a) => n + a.checked_in, 0));
   });
+
+  test('each kind of answer has its own beep', async ({ page }) => {
+    await page.addInitScript(() => {
+      const tones: number[][] = [];
+      (window as any).__tones = tones;
+      const create = AudioContext.prototype.createOscillator;
+      AudioContext.prototype.createOscillator = function (this: AudioContext) {
+        const osc = create.call(this);
+        const start = osc.start.bind(osc);
+        // The tones of one scan go together; the test flags where a new scan begins.
+        osc.start = (when?: number) => {
+          if ((window as any).__newScan || !tones.length) tones.push([]);
+          (window as any).__newScan = false;
+          tones[tones.length - 1].push(osc.frequency.value);
+          start(when);
+        };
+        return osc;
+      };
+    });
+    const door = new DoorPage(page);
+    await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+    const tonesOf = async (code: string, outcome: string) => {
+      await page.evaluate(() => ((window as any).__newScan = true));
+      await door.scan(code);
+      await door.expectResult(outcome);
+      return page.evaluate(() => (window as any).__tones.at(-1));
+    };
+    expect(await tonesOf(seed.guests.john.barcode, 'checked_in')).toEqual([880, 1320]);
+    expect(await tonesOf(seed.guests.john.barcode, 'already_checked_in')).toEqual([660, 660]);
+    expect(await tonesOf('NO-SUCH-CODE', 'not_found')).toEqual([196]);
+  });
+
+  test('is keyboard operable: Tab reaches the buttons with a visible focus ring, Esc returns to the scan field', async ({ page }) => {
+    const door = new DoorPage(page);
+    await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+    await page.keyboard.press('Tab');
+    const enter = page.getByRole('button', { name: 'Enter', exact: true });
+    await expect(enter).toBeFocused();
+    expect(await enter.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
+    await page.keyboard.press('Tab');
+    await expect(page.getByRole('button', { name: 'F2 Search' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('dialog', { name: 'Find a guest' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(door.scanField()).toBeFocused();
+    await page.keyboard.press('F7');
+    await expect(page.getByRole('dialog', { name: 'What does this door admit to?' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(door.scanField()).toBeFocused();
+  });
 });
