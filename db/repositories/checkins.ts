@@ -571,11 +571,15 @@ export class ScanDesk {
       await this.db.client.releaseConnection(conn);
     }
     if (!outcomes) return this.oneByOne(batch);
-    batch.forEach((pending, i) => {
-      const outcome = outcomes[i];
-      if (outcome instanceof Error) pending.reject(outcome);
-      else pending.resolve(outcome);
-    });
+    // Answered after the next batch's read is on its way: the database thread works on it
+    // while this thread writes these responses (the batch is committed already).
+    setImmediate(() =>
+      batch.forEach((pending, i) => {
+        const outcome = outcomes[i];
+        if (outcome instanceof Error) pending.reject(outcome);
+        else pending.resolve(outcome);
+      }),
+    );
   }
 
   private async oneByOne(batch: PendingScan[]): Promise<void> {
