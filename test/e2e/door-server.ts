@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../server/config';
+import { LanShare, type ShareInfo } from '../../server/lan';
 import { startServer, type RunningServer } from '../../server/start';
 
 export const ADMIN = { username: 'door-admin', password: 'door-admin-secret' };
@@ -20,6 +21,7 @@ export interface Answer<T = any> {
 export class DoorServer {
   adminToken = '';
   private running?: RunningServer;
+  private lan?: LanShare;
 
   private constructor(
     readonly dir: string,
@@ -53,7 +55,22 @@ export class DoorServer {
     this.config = Object.freeze({ ...this.config, port: this.running.port });
   }
 
+  /** "Share on the LAN" as the desktop menu does it: every interface, and HTTPS on a free port. */
+  async share(): Promise<ShareInfo & { httpsPort: number }> {
+    if (!this.running) throw new Error('The server is stopped.');
+    this.lan = new LanShare(this.running, { dbPath: this.config.db, httpsPort: 0 });
+    const info = await this.lan.start();
+    return { ...info, httpsPort: Number(new URL(info.httpsUrls[0]).port) };
+  }
+
+  async stopSharing(): Promise<void> {
+    await this.lan?.stop();
+    this.lan = undefined;
+  }
+
   async stop(): Promise<void> {
+    await this.lan?.close();
+    this.lan = undefined;
     await this.running?.close();
     this.running = undefined;
   }

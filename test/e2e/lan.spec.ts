@@ -1,0 +1,63 @@
+import { expect, test } from '@playwright/test';
+import config from './playwright.config';
+import { DoorServer } from './door-server';
+import { DoorPage } from './pages/door-page';
+import { checkinsOf, seedEvent, type Seed } from './seed';
+
+// A LAN name for this machine: a page there is not "localhost", so over plain HTTP it is not
+// a secure context, exactly like a phone opening the laptop's address.
+const LAN_HOST = 'doorlist.lan';
+const base = config.use!.launchOptions!;
+test.use({
+  ignoreHTTPSErrors: true,
+  launchOptions: { ...base, args: [...(base.args ?? []), `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`] },
+});
+
+let server: DoorServer;
+let seed: Seed;
+let httpsPort: number;
+
+test.beforeAll(async () => {
+  server = await DoorServer.start();
+  seed = await seedEvent(server);
+  const shared = await server.share();
+  httpsPort = shared.httpsPort;
+  expect(shared.sharing).toBe(true);
+  expect(shared.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+});
+
+test.afterAll(async () => {
+  await server?.dispose();
+});
+
+const port = () => new URL(server.url).port;
+
+test('a LAN browser over HTTPS gets a secure page: the same screen, camera allowed', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(`https://${LAN_HOST}:${httpsPort}`, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+  await door.scan(seed.guests.ada.barcode);
+  await door.expectResult('checked_in', 'Ada Lovelace');
+  await door.screenshot('70-lan-https');
+});
+
+test('a LAN browser over plain HTTP still scans, with scan uids made without crypto.randomUUID', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(`http://${LAN_HOST}:${port()}`, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+  await expect(page.getByRole('button', { name: 'F8 Camera' })).toHaveCount(0);
+  await door.scan(seed.guests.grace.barcode);
+  await door.expectResult('checked_in', 'Grace Hopper');
+  const [checkin] = await checkinsOf(server, seed.eventId, seed.guests.grace.id);
+  expect(checkin.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(checkin.station).toBe('Front door');
+});
+
+test('stop sharing: HTTPS goes away, loopback keeps working', async ({ page }) => {
+  await server.stopSharing();
+  await expect(page.request.get(`https://127.0.0.1:${httpsPort}/`)).rejects.toThrow();
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.scan(seed.guests.edsger.barcode);
+  await door.expectResult('checked_in', 'Edsger Dijkstra');
+});
