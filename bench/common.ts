@@ -38,6 +38,8 @@ export interface ChildServer {
   url: string;
   /** Peak resident set size so far (VmHWM), in MB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user + system, all threads), in ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,17 @@ function readVmHwmMb(pid: number): number {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = /VmHWM:\s+(\d+)\s+kB/.exec(status);
     return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** utime + stime of a process from /proc/<pid>/stat, in ms (clock ticks of 10 ms). */
+export function readCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return NaN;
   }
@@ -76,6 +89,7 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
             sample();
             return peak;
           },
+          cpuMs: () => readCpuMs(child.pid as number),
           stop: async () => {
             sample();
             clearInterval(poll);

@@ -23,13 +23,14 @@ export async function benchFloor(load: { connections: number; amount: number; wa
     const body = (i: number) => JSON.stringify({ barcode: `G${String(i).padStart(7, '0')}`, uid: `floor-${i}`, station: 'Bench door' });
     const url = `${floor.url}/api/v1/events/1/checkins`;
     await drive({ url, method: 'POST', body, connections: load.connections, amount: load.warmup });
-    const result = await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount });
-    log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
+    const result = await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
+    log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request`);
     return {
       result,
       metrics: [
         { section: 'floor', name: 'bare node:http requests/s', value: result.requestsPerSecond, unit: 'req/s' },
         { section: 'floor', name: 'bare node:http p99', value: result.p99Ms, unit: 'ms' },
+        { section: 'floor', name: 'bare node:http server CPU per request', value: result.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
       ],
     };
   } finally {

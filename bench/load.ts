@@ -10,6 +10,8 @@ export interface LoadOptions {
   path?: (i: number) => string;
   connections: number;
   amount: number;
+  /** The server's CPU clock (ms), read before and after the run. */
+  serverCpuMs?: () => number;
 }
 
 export interface LoadResult {
@@ -19,11 +21,14 @@ export interface LoadResult {
   requests: number;
   non2xx: number;
   errors: number;
+  /** Server CPU (all threads) per request, in µs: a figure other work on the machine barely moves. */
+  serverCpuUsPerRequest?: number;
 }
 
 /** Drives `amount` requests over `connections` keep-alive connections with autocannon. */
 export async function drive(options: LoadOptions): Promise<LoadResult> {
   let i = 0;
+  const cpuBefore = options.serverCpuMs?.();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -45,6 +50,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     ],
   });
   const seconds = result.duration;
+  const cpuAfter = options.serverCpuMs?.();
   return {
     requestsPerSecond: Math.round(result.requests.total / seconds),
     p50Ms: result.latency.p50,
@@ -52,5 +58,6 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    serverCpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round(((cpuAfter - cpuBefore) * 1000) / result.requests.total),
   };
 }
