@@ -24,7 +24,8 @@ export interface RunningServer {
 
 /** The built door screen: out/renderer, whether the server runs from source or bundled in out/main. */
 export function defaultRendererDir(): string {
-  const candidates = [path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', 'out', 'renderer')];
+  // From source (server/), from out/main, or from a shared chunk in out/main/chunks.
+  const candidates = [path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', 'out', 'renderer'), path.resolve(__dirname, '..', '..', 'renderer')];
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[1];
 }
 

@@ -22,7 +22,7 @@ export interface ApiAnswer<T = any> {
   body: T;
 }
 
-const REQUEST_TIMEOUT_MS = 8000;
+const REQUEST_TIMEOUT_MS = 6000;
 
 /**
  * One request. Any answer below 500 comes back for the caller to read; a network failure,
