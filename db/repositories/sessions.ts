@@ -121,11 +121,6 @@ export async function deleteSession(db: Conn, eventId: number, sessionId: number
 }
 
 /** The guest's id when the guest belongs to the event; the caller has already scoped the event. */
-export async function findEventGuestId(db: Conn, eventId: number, guestId: number): Promise<number | undefined> {
-  const row = await db('guests').where({ id: guestId, event_id: eventId }).first('id');
-  return row?.id;
-}
-
 export async function isGuestRegistered(db: Conn, sessionId: number, guestId: number): Promise<boolean> {
   return (await db('session_registrations').where({ session_id: sessionId, guest_id: guestId }).first('id')) !== undefined;
 }

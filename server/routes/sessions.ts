@@ -1,6 +1,5 @@
 import {
   deleteSession,
-  findEventGuestId,
   findSession,
   insertSession,
   listSessionRegistrations,
@@ -12,6 +11,7 @@ import {
   unregisterGuestFromSession,
   updateSession,
 } from '../../db/repositories/sessions';
+import { findGuest } from '../../db/repositories/guests';
 import { findTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
@@ -164,12 +164,13 @@ export function sessionsRouter(deps: RouteDeps) {
     responses: {
       200: json(SessionRegistrationResult, 'Registered (or unregistered with attend=false); repeating the call changes nothing'),
       400: json(DetailsResponse, `${MSG.sessionFull} (capacity plus overbook_capacity taken), or field errors`),
-      404: json(DetailResponse, `${MSG.guestNotFound} / ${MSG.sessionNotFound}`),
+      404: json(DetailsResponse.or(DetailResponse), `{details: ${MSG.guestNotFound}} / {detail: ${MSG.sessionNotFound}}`),
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const guestId = await findEventGuestId(deps.db, event.id, params.guest_id);
-      if (guestId === undefined) throw new NotFoundError(MSG.guestNotFound);
+      const guest = await findGuest(deps.db, event.id, params.guest_id);
+      if (!guest) throw new NotFoundError(MSG.guestNotFound, 'details');
+      const guestId = guest.id;
       const session = await requireSession(event, params.session_id);
       const reply = (status: string) => ({ status: 200, body: { guest_id: String(guestId), status, session_id: String(session.id) } });
       if (!body.attend) {

@@ -51,7 +51,8 @@ describe('Authorization header', () => {
   after(() => server.stop());
 
   it('answers 401 with the exact session-expired body without a header, with a bad key or another scheme', async () => {
-    for (const headers of [{}, { authorization: 'Token nope' }, { authorization: `Bearer ${server.adminToken}` }, { authorization: 'Token' }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Token nope' }, { authorization: `Bearer ${server.adminToken}` }, { authorization: 'Token' }];
+    for (const headers of attempts) {
       const res = await server.request('GET', '/groups', { token: null, headers });
       assert.equal(res.status, 401);
       assert.deepEqual(res.body, { detail: MSG.sessionExpired });

@@ -52,7 +52,8 @@ describe('every documented route', () => {
     const guarded = ops.filter((op) => !op.public);
     assert.ok(guarded.length >= 12, `only ${guarded.length} guarded routes documented`);
     for (const op of guarded) {
-      for (const headers of [{}, { authorization: 'Token not-a-real-key' }]) {
+      const attempts: Record<string, string>[] = [{}, { authorization: 'Token not-a-real-key' }];
+      for (const headers of attempts) {
         const res = await server.request(op.method, fillPath(op.path, ids), { token: null, headers, body: op.method === 'GET' ? undefined : {} });
         assert.equal(res.status, 401, `${op.method} ${op.path}`);
         assert.deepEqual(res.body, { detail: MSG.sessionExpired }, `${op.method} ${op.path}`);

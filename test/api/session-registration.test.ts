@@ -131,14 +131,14 @@ describe('PUT /events/:event_id/guests/:guest_id/registration/session/:session_i
     assert.deepEqual(res.body, { attend: [MSG.invalidBoolean] });
   });
 
-  it('answers 404 {detail: "Guest not found."} for an unknown guest, a non-numeric id or a guest of another event', async () => {
+  it('answers 404 {details: "Guest not found."} for an unknown guest, a non-numeric id or a guest of another event', async () => {
     const sessionId = await createSession();
     const otherEvent = await createEvent(server, await createGroup(server, { name: 'Other guests' }));
     const foreignGuest = await createGuest(otherEvent, await createType(otherEvent));
     for (const guestId of [999999, 'abc', foreignGuest]) {
       const res = await server.put(path(guestId, sessionId), {});
       assert.equal(res.status, 404, String(guestId));
-      assert.deepEqual(res.body, { detail: MSG.guestNotFound });
+      assert.deepEqual(res.body, { details: MSG.guestNotFound });
     }
   });
 
@@ -199,7 +199,7 @@ describe('PUT /events/:event_id/guests/:guest_id/registration/session/:session_i
     const res = await server.put(path(guestId, sessionId, a.eventId), {}, { token: b.key });
     assert.equal(res.status, 404);
     assert.deepEqual(res.body, { detail: MSG.eventNotFound });
-    assert.deepEqual((await server.put(path(guestId, sessionId, b.eventId), {}, { token: b.key })).body, { detail: MSG.guestNotFound });
+    assert.deepEqual((await server.put(path(guestId, sessionId, b.eventId), {}, { token: b.key })).body, { details: MSG.guestNotFound });
     assert.equal(await registered(sessionId, a.eventId), 0);
     assert.equal((await server.get(`/events/${a.eventId}/sessions/${sessionId}/registrations`, { token: b.key })).status, 404);
     const own = await server.put(path(guestId, sessionId, a.eventId), {}, { token: a.key });

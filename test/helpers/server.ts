@@ -69,7 +69,7 @@ export class TestServer {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(this.baseUrl + pathName, { method, headers, body });
+    const res = await fetch(this.baseUrl + pathName, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
     const text = await res.text();
     let parsed: unknown = text;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
