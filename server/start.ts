@@ -24,9 +24,10 @@ export interface RunningServer {
 
 /** The built door screen: out/renderer, whether the server runs from source or bundled in out/main. */
 export function defaultRendererDir(): string {
-  // From source (server/), from out/main, or from a shared chunk in out/main/chunks.
-  const candidates = [path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', 'out', 'renderer'), path.resolve(__dirname, '..', '..', 'renderer')];
-  return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[1];
+  // From source (server/ -> out/renderer; never the unbuilt renderer/ beside it), from
+  // out/main, or from a shared chunk in out/main/chunks.
+  const candidates = [path.resolve(__dirname, '..', 'out', 'renderer'), path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', '..', 'renderer')];
+  return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[0];
 }
 
 /** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
