@@ -385,6 +385,34 @@ describe('check-ins', () => {
         assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
       });
 
+      it('answers every scan of a mixed burst on its own: two events, a foreign key, session scans, an imported uid', async () => {
+        const { a, b } = await twoOrganisers(server);
+        const typeA = await seedRegistrationType(server, a.eventId);
+        const typeB = await seedRegistrationType(server, b.eventId);
+        const codesA = Array.from({ length: 30 }, (_, i) => `MIX-A-${i}`);
+        const codesB = Array.from({ length: 30 }, (_, i) => `MIX-B-${i}`);
+        const idsA = await seedGuests(server, a.eventId, typeA, codesA.map((barcode) => ({ barcode })));
+        await seedGuests(server, b.eventId, typeB, codesB.map((barcode) => ({ barcode })));
+        const sessionA = await createSession(server, a.eventId, { name: 'Mixed talk' });
+        const now = new Date().toISOString();
+        await server.db('checkins').insert({ uid: 'mix-imported', created: now, modified: now, event_id: a.eventId, guest_id: idsA[29], direction: 'in', scanned_at: '2026-12-01T18:00:00' });
+
+        const requests = [
+          ...codesA.slice(0, 20).map((barcode, i) => ({ event: a.eventId, key: a.key, body: { barcode, uid: `mix-a-${i}` }, expect: 201 })),
+          ...codesB.slice(0, 20).map((barcode, i) => ({ event: b.eventId, key: b.key, body: { barcode, uid: `mix-b-${i}` }, expect: 201 })),
+          ...codesA.slice(20, 25).map((barcode) => ({ event: a.eventId, key: b.key, body: { barcode }, expect: 404 })),
+          ...codesA.slice(0, 5).map((barcode) => ({ event: a.eventId, key: a.key, body: { barcode, session_id: sessionA }, expect: 201 })),
+          { event: a.eventId, key: a.key, body: { barcode: codesA[29], uid: 'mix-imported' }, expect: 201 },
+        ];
+        const replies = await Promise.all(requests.map((r) => scan(server, r.event, r.body, r.key)));
+        replies.forEach((res, i) => assert.equal(res.status, requests[i].expect, `${JSON.stringify(requests[i].body)} -> ${JSON.stringify(res.body)}`));
+        assert.deepEqual(replies[40].body, { detail: MSG.eventNotFound });
+        assert.equal(await countCheckins(server, a.eventId), 20 + 5 + 1);
+        assert.equal(await countCheckins(server, b.eventId), 20);
+        const [{ n }] = await server.db('guests').where({ event_id: b.eventId }).whereNotNull('checked_in_at').count({ n: '*' });
+        assert.equal(Number(n), 20);
+      });
+
       it('admits exactly capacity plus overbook of concurrent scans for the last seats of an auto-registration session', async () => {
         const sessionId = await createSession(server, eventId, { name: 'Last seats', access_control: true, auto_registration: true, capacity: 7, overbook_capacity: 3 });
         const guests = [];
