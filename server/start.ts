@@ -53,14 +53,27 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   const { app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    // A taken port must not leave the database open behind a failed start (the app retries).
+    await db.destroy();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host}:${port}`;
   // Browsers give the camera and Web NFC only to secure pages: the LAN also gets HTTPS.
-  const secure = isLoopbackHost(config.host) ? undefined : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort });
+  // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
+  const secure = isLoopbackHost(config.host)
+    ? undefined
+    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
+        logger.warn({ err }, 'HTTPS for the LAN could not start');
+        process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
+        return undefined;
+      });
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
