@@ -3,8 +3,8 @@
  * the repositories' bulk insert, starts the real server as its own process, drives it with
  * autocannon and prints a table; bench/results.json keeps the figures.
  *
- * The server runs as shipped: server/serve.ts compiled to plain JavaScript (esbuild, as
- * `npm run serve` runs built code), not under tsx, whose loader thread alone adds ~30 MB of RSS
+ * The server runs as shipped: out/main/serve.js, freshly built by electron-vite exactly as
+ * `npm run serve` runs it, not under tsx, whose loader thread alone adds ~30 MB of RSS
  * (BENCH_SERVER=tsx runs it under tsx instead). Log level warn: a door laptop's setting;
  * `info` writes a line per request.
  *
@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildSync } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { eventFilesSection } from './event-files';
@@ -80,11 +80,11 @@ const SECTIONS: Section[] = [
   eventFilesSection,
 ];
 
-/** server/serve.ts as one JavaScript file; packages stay external, resolved from node_modules. */
+/** Builds the app as `npm ci` does and answers the entry `npm run serve` runs. */
 function buildServer(): string {
-  const outfile = path.join(ROOT, 'node_modules', '.cache', 'doorlist-bench', 'serve.js');
-  buildSync({ entryPoints: [path.join(ROOT, 'server', 'serve.ts')], bundle: true, platform: 'node', target: 'node20', packages: 'external', format: 'cjs', outfile, logLevel: 'warning' });
-  return outfile;
+  const built = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'electron-vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('electron-vite build failed');
+  return path.join(ROOT, 'out', 'main', 'serve.js');
 }
 
 async function post<T>(url: string, body: unknown, token?: string): Promise<T> {
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     const results = {
       measured_at: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
-      load: { connections: CONNECTIONS, guests, server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'server/serve.ts built with esbuild', server_log_level: 'warn' },
+      load: { connections: CONNECTIONS, guests, server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'out/main/serve.js (npm run serve)', server_log_level: 'warn' },
       metrics,
     };
     fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initialSchema from './20261122000000_initial_schema';
+import * as guestListOrderIndex from './20261122010000_guest_list_order_index';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -7,6 +8,7 @@ import * as initialSchema from './20261122000000_initial_schema';
  */
 const migrations: Record<string, Knex.Migration> = {
   '20261122000000_initial_schema': initialSchema,
+  '20261122010000_guest_list_order_index': guestListOrderIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
