@@ -6,23 +6,33 @@ export const DEFAULT_PAGE_SIZE = 250;
 export const MAX_PAGE_SIZE = 1000;
 
 const UNIX_SECONDS = /^\d{1,12}(\.\d+)?$/;
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?$/;
+
+/** Milliseconds of an ISO datetime, or NaN for a day or time that does not exist (Feb 30, 24:00). */
+function isoMillis(value: string): number {
+  const m = ISO_DATETIME.exec(value);
+  if (!m) return NaN;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((part) => Number(part ?? 0));
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(local);
+  // Date.UTC rolls Feb 30 over to March: a real day reads back unchanged.
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  const [zoneHours, zoneMinutes] = [Number(m[9] ?? 0), Number(m[10] ?? 0)];
+  if (!real || zoneHours > 14 || zoneMinutes > 59) return NaN;
+  const offset = m[8] && m[8] !== 'Z' ? (m[8][0] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes) * 60_000 : 0;
+  return local + Number(`0${m[7] ?? ''}`) * 1000 - offset;
+}
 
 /**
  * `timestamp` as Unix seconds or an ISO datetime (UTC when it carries no zone), turned into
  * the stored form of `modified` so the delta is a plain indexed comparison.
  */
 export const timestampParam = z
-  .string()
+  .string({ error: MSG.invalidTimestamp })
   .trim()
   .transform((value, ctx) => {
-    let millis: number;
-    if (UNIX_SECONDS.test(value)) millis = Number(value) * 1000;
-    else if (ISO_DATETIME.test(value)) {
-      const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value);
-      millis = Date.parse(hasZone ? value.replace(' ', 'T') : `${value.replace(' ', 'T')}Z`);
-    } else millis = NaN;
-    if (!Number.isFinite(millis)) {
+    const millis = UNIX_SECONDS.test(value) ? Number(value) * 1000 : isoMillis(value);
+    if (!Number.isFinite(millis) || Math.abs(millis) > 8.64e15) {
       ctx.addIssue({ code: 'custom', message: MSG.invalidTimestamp });
       return z.NEVER;
     }
