@@ -5,6 +5,18 @@ import { MSG } from './schemas/messages';
 interface BodyParserError {
   type?: string;
   status?: number;
+  body?: unknown;
+}
+
+/** The JSON parser refuses a top-level `null`, `"x"` or `1` as malformed; it is JSON, just not an object. */
+function isJsonButNotObject(raw: unknown): boolean {
+  if (typeof raw !== 'string') return false;
+  try {
+    JSON.parse(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The single place that writes an error response. */
@@ -25,7 +37,7 @@ function describe(err: unknown): { status: number; body: Record<string, unknown>
   const parserError = err as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':
-      return { status: 400, body: { detail: MSG.malformedJson } };
+      return { status: 400, body: { detail: isJsonButNotObject(parserError.body) ? MSG.bodyNotObject : MSG.malformedJson } };
     case 'entity.too.large':
       return { status: 413, body: { detail: MSG.bodyTooLarge } };
     case 'encoding.unsupported':

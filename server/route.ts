@@ -39,6 +39,8 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests`. */
   path: string;
+  /** Other spellings the spec gives this route (every path also works with a trailing slash). */
+  documentedAliases?: string[];
   summary: string;
   tags: string[];
   /** Public routes skip the Authorization check (only the auth call and the API document). */
@@ -70,6 +72,51 @@ export function parseInput<S extends ZodType>(schema: S, value: unknown): z.outp
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
   return result.data;
+}
+
+/**
+ * The 404 a malformed id in the path answers: the same body as a well-formed id that does not
+ * exist, so `/events/abc` and `/events/99999` cannot be told apart.
+ */
+const PARAM_NOT_FOUND: Record<string, () => NotFoundError> = {
+  group_id: () => new NotFoundError(MSG.groupNotFound),
+  event_id: () => new NotFoundError(MSG.eventNotFound),
+  key_id: () => new NotFoundError(MSG.apiKeyNotFound),
+  registration_type_id: () => new NotFoundError(MSG.registrationTypeNotFound, 'details'),
+  custom_question_id: () => new NotFoundError(MSG.customQuestionNotFound, 'details'),
+  guest_id: () => new NotFoundError(MSG.guestNotFound, 'details'),
+  session_id: () => new NotFoundError(MSG.sessionNotFound),
+  track_id: () => new NotFoundError(MSG.trackNotFound),
+  promotion_code_id: () => new NotFoundError(MSG.promotionCodeNotFound),
+  checkin_id: () => new NotFoundError(MSG.checkinNotFound),
+};
+
+function paramNotFound(error: z.ZodError): NotFoundError {
+  const param = String(error.issues[0]?.path[0] ?? '');
+  return PARAM_NOT_FOUND[param]?.() ?? new NotFoundError();
+}
+
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
+/**
+ * Whether a parsed body or query holds U+FFFD, the character the body and query parsers put in
+ * place of bytes that are not UTF-8: such input is refused rather than stored garbled.
+ * Iterative, so a deeply nested body cannot overflow the stack.
+ */
+function hasUndecodableText(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.includes(REPLACEMENT_CHARACTER)) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, nested] of Object.entries(item)) {
+        if (key.includes(REPLACEMENT_CHARACTER)) return true;
+        pending.push(nested);
+      }
+    }
+  }
+  return false;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -108,38 +155,43 @@ export function resourceRouter(deps: RouteDeps) {
   function route<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
     def: RouteDefinition<P, Q, B>,
   ): void {
-    deps.registry.registerPath({
-      method: def.method,
-      path: def.path,
-      summary: def.summary,
-      tags: def.tags,
-      security: def.public ? [] : [{ Token: [] }],
-      request: {
-        params: def.params as never,
-        query: def.query as never,
-        body: def.body
-          ? { content: { 'application/json': { schema: def.body } } }
-          : def.rawBody
-            ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
-            : undefined,
-      },
-      responses: responseConfigs(def.responses, def.public ?? false),
-    });
+    for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
+      deps.registry.registerPath({
+        method: def.method,
+        path,
+        summary: def.summary,
+        tags: def.tags,
+        security: def.public ? [] : [{ Token: [] }],
+        request: {
+          params: def.params as never,
+          query: def.query as never,
+          body: def.body
+            ? { content: { 'application/json': { schema: def.body } } }
+            : def.rawBody
+              ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+              : undefined,
+        },
+        responses: responseConfigs(def.responses, def.public ?? false),
+      });
+    }
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
       const caller = def.public ? (undefined as unknown as Caller) : await deps.auth.authenticate(req);
       let params: unknown;
       if (def.params) {
         const parsed = def.params.safeParse(req.params);
-        if (!parsed.success) throw new NotFoundError();
+        if (!parsed.success) throw paramNotFound(parsed.error);
         params = parsed.data;
       }
+      if (def.query && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
       const query = def.query ? parseInput(def.query, req.query) : undefined;
       let body: unknown;
       if (def.body) {
         if (hasBody(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
         const raw = req.body === undefined ? {} : req.body;
         if (!isPlainObject(raw)) throw new ValidationError({ detail: MSG.bodyNotObject });
+        if (hasUndecodableText(raw)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
+        if (def.bodyAlsoFromQuery && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
         body = parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw);
       }
       const reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);

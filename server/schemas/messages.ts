@@ -96,6 +96,8 @@ export const MSG = {
   bodyTooLarge: 'Request body is too large.',
   unsupportedContentType: 'Unsupported Content-Type; send application/json.',
   bodyNotObject: 'The request body must be a JSON object.',
+  bodyNotUtf8: 'The request body is not valid UTF-8.',
+  queryNotUtf8: 'The query string is not valid UTF-8.',
   invalidTimestamp: 'Enter Unix seconds or an ISO datetime (YYYY-MM-DDThh:mm[:ss]).',
   invalidPage: 'Page must be a positive integer.',
   tooManyLogins: 'Too many failed sign-in attempts. Try again in a few minutes.',

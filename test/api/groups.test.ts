@@ -12,6 +12,25 @@ describe('groups', () => {
   after(() => server.stop());
 
   describe('POST /groups', () => {
+    it('answers 400 "must be a JSON object" for a JSON body of null, a string or a number', async () => {
+      for (const rawBody of ['null', '"Acme"', '12', '[]']) {
+        const res = await server.request('POST', '/groups', { rawBody, headers: { 'content-type': 'application/json' } });
+        assert.equal(res.status, 400, rawBody);
+        assert.deepEqual(res.body, { detail: MSG.bodyNotObject }, rawBody);
+      }
+      const broken = await server.request('POST', '/groups', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+      assert.deepEqual(broken.body, { detail: MSG.malformedJson });
+    });
+
+    it('answers 400 for query parameters that are not UTF-8, creating nothing', async () => {
+      const before = (await server.get('/groups')).body.count;
+      const res = await server.post('/groups?name=%FF%FE');
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { detail: MSG.queryNotUtf8 });
+      assert.equal((await server.get('/groups')).body.count, before);
+      assert.equal((await server.post(`/groups?name=${encodeURIComponent('Café')}`)).status, 201);
+    });
+
     it('creates a group from a JSON body and answers 201 {id}', async () => {
       const res = await server.post('/groups', { name: 'Acme', email: 'hi@acme.test', phone: '+31 20 555', website: 'https://acme.test', type: 'Tech' });
       assert.equal(res.status, 201);
@@ -154,6 +173,17 @@ describe('groups', () => {
     it('answers 404 for an unknown or malformed id', async () => {
       assert.equal((await server.get('/groups/424242')).status, 404);
       assert.equal((await server.get('/groups/abc')).status, 404);
+    });
+
+    it('answers {detail: "Group not found."} alike for an unknown id and one that is not a plain number', async () => {
+      const id = await createGroup(server);
+      for (const junk of ['424242', 'abc', `${id}.0`, `0x${id.toString(16)}`, '0', '99999999999999999999']) {
+        for (const path of [`/groups/${junk}`, `/groups/${junk}/api_keys`]) {
+          const res = await server.get(path);
+          assert.equal(res.status, 404, path);
+          assert.deepEqual(res.body, { detail: MSG.groupNotFound }, path);
+        }
+      }
     });
   });
 

@@ -71,6 +71,19 @@ describe('guests', () => {
       assert.match(modified, DATETIME);
     });
 
+    it('answers 400 for a body that is not UTF-8 and writes nothing; real UTF-8 is kept as sent', async () => {
+      const before = (await server.get(guests())).body.count;
+      const json = JSON.stringify(guest({ company: 'XX' }));
+      const [head, tail] = json.split('XX');
+      const rawBody = Buffer.concat([Buffer.from(head), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(tail)]);
+      const res = await server.request('POST', guests(), { rawBody, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { detail: MSG.bodyNotUtf8 });
+      assert.equal((await server.get(guests())).body.count, before);
+      const ok = await server.post(guests(), guest({ company: 'Café ☕ 日本' }));
+      assert.equal((await server.get(`${guests()}/${ok.body.id}`)).body.company, 'Café ☕ 日本');
+    });
+
     it('generates a different barcode for every guest', async () => {
       const codes = new Set<string>();
       for (let i = 0; i < 20; i++) {
@@ -365,6 +378,22 @@ describe('guests', () => {
       assert.equal((await list('?timestamp=yesterday')).status, 400);
     });
 
+    it('answers 400 for a timestamp naming a day or time that does not exist, and accepts real ones with zone or fractions', async () => {
+      for (const bad of ['2026-02-30T10:00', '2026-02-10T24:00', '2026-02-10T10:60', '2026-13-01T00:00', '2026-02-28T10:00:61', '2026-02-28T10:00+15:00', '1e309', '99999999999999999999']) {
+        const res = await list(`?timestamp=${encodeURIComponent(bad)}`);
+        assert.equal(res.status, 400, bad);
+        assert.deepEqual(res.body, { timestamp: [MSG.invalidTimestamp] }, bad);
+      }
+      assert.deepEqual((await list('?timestamp=1&timestamp=2')).body, { timestamp: [MSG.invalidTimestamp] });
+      for (const good of ['2024-02-29T10:00', '2026-02-28T23:59:59.5Z', '2026-02-28 10:00+01:00', '1795399516.25']) {
+        assert.equal((await list(`?timestamp=${encodeURIComponent(good)}`)).status, 200, good);
+      }
+      // +01:00 is an hour before the same wall time in UTC: the zone is honoured, not dropped.
+      const first = await list();
+      const zoned = `${first.body.start_time}+01:00`;
+      assert.equal((await list(`?timestamp=${encodeURIComponent(zoned)}`)).body.count, ids.length);
+    });
+
     it('only_checkins=true lists the guests who are in', async () => {
       await server.db('guests').where({ id: ids[2] }).update({ checked_in_at: new Date().toISOString() });
       const res = await list('?only_checkins=true');
@@ -397,6 +426,12 @@ describe('guests', () => {
 
     it('answers 404 for an unknown event', async () => {
       assert.equal((await server.get('/events/999999/guests')).status, 404);
+    });
+
+    it('answers 400 for a query string that is not UTF-8', async () => {
+      const res = await list('?search=%FF%FE');
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { detail: MSG.queryNotUtf8 });
     });
   });
 
