@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { requiredText } from './fields';
+import { pathId, requiredText } from './fields';
 
 export const AuthRequest = z
   .object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) })
@@ -10,8 +10,8 @@ export const AuthResponse = z.object({ token: z.string() }).openapi('AuthRespons
 export const ApiKeyCreate = z.object({ name: requiredText(255) }).openapi('ApiKeyCreate');
 
 export const ApiKeyParams = z.object({
-  group_id: z.coerce.number().int().positive(),
-  key_id: z.coerce.number().int().positive(),
+  group_id: pathId,
+  key_id: pathId,
 });
 
 export const ApiKeyCreated = z

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, datetime, integer, requiredText } from './fields';
+import { choice, datetime, integer, pathId, requiredText } from './fields';
 import { MSG, TIMEZONES } from './messages';
 import { ListQuery } from '../pagination';
 
@@ -28,7 +28,7 @@ export const EventUpdate = z
   })
   .openapi('EventUpdate');
 
-export const EventParams = z.object({ event_id: z.coerce.number().int().positive() });
+export const EventParams = z.object({ event_id: pathId });
 
 export const EventListQuery = ListQuery.extend({ group_id: integer().optional() });
 

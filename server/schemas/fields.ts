@@ -102,8 +102,16 @@ export function choice<const T extends readonly [string, ...string[]]>(values: T
   return z.enum(values, { error: typeError(invalidMessage) });
 }
 
-/** A path parameter id; anything else answers 404 as if the record did not exist. */
-export const pathId = z.coerce.number().int().positive().max(2147483647);
+/**
+ * A path parameter id: plain digits only (not `1.0`, `0x1` or `1e0`), 1 to 2^31-1; anything
+ * else answers the resource's 404 as if the record did not exist.
+ */
+export const pathId = z
+  .string()
+  .regex(/^\d{1,10}$/)
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(2147483647))
+  .openapi({ type: 'integer' });
 
 export const IdResponse = z.object({ id: z.number().int() }).openapi('IdResponse');
 export const DetailResponse = z.object({ detail: z.string() }).openapi('DetailResponse');

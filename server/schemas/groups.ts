@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, integer, optionalEmail, optionalText, requiredText } from './fields';
+import { choice, integer, optionalEmail, optionalText, pathId, requiredText } from './fields';
 import { GROUP_TYPES, MSG } from './messages';
 import { ListQuery } from '../pagination';
 
@@ -34,7 +34,7 @@ export const GroupUpdate = z
   })
   .openapi('GroupUpdate');
 
-export const GroupParams = z.object({ group_id: z.coerce.number().int().positive() });
+export const GroupParams = z.object({ group_id: pathId });
 
 export const GroupListQuery = ListQuery.extend({ parent_id: integer().optional() });
 

@@ -59,6 +59,17 @@ describe('API keys', () => {
       assert.deepEqual(after.body, { detail: MSG.sessionExpired });
       assert.equal((await server.delete(`/groups/${groupId}/api_keys/${created.body.id}`)).status, 404);
     });
+
+    it('answers {detail: "API key not found."} alike for an unknown key id and one that is not a plain number', async () => {
+      const groupId = await createGroup(server);
+      const created = await server.post(`/groups/${groupId}/api_keys`, { name: 'Kept' });
+      for (const junk of ['987654', 'abc', `${created.body.id}.0`, '99999999999999999999']) {
+        const res = await server.delete(`/groups/${groupId}/api_keys/${junk}`);
+        assert.equal(res.status, 404, junk);
+        assert.deepEqual(res.body, { detail: MSG.apiKeyNotFound }, junk);
+      }
+      assert.equal((await server.get('/events', { token: created.body.key })).status, 200);
+    });
   });
 });
 

@@ -129,6 +129,17 @@ describe('events', () => {
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { detail: MSG.eventNotFound });
     });
+
+    it('answers the same 404 for an id that is not a plain number (abc, 1.0, 0x1, 0, 99999999999999999999)', async () => {
+      const id = await createEvent(server, groupId);
+      for (const junk of ['abc', `${id}.0`, `0x${id.toString(16)}`, `${id}e0`, '0', '99999999999999999999', '1e309']) {
+        for (const path of [`/events/${junk}`, `/events/${junk}/`, `/events/${junk}/guests`]) {
+          const res = await server.get(path);
+          assert.equal(res.status, 404, path);
+          assert.deepEqual(res.body, { detail: MSG.eventNotFound }, path);
+        }
+      }
+    });
   });
 
   describe('POST /events/:event_id/duplicate_event', () => {
@@ -189,6 +200,21 @@ describe('events', () => {
       const res = await server.post('/events/777777/duplicate_event', { quantity: 1 });
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+    });
+
+    it('answers 404 {detail: "Event not found."} for an event id that is not a number', async () => {
+      for (const junk of ['abc', '99999999999999999999', '1e309', '-1']) {
+        const res = await server.post(`/events/${junk}/duplicate_event`, { quantity: 1 });
+        assert.equal(res.status, 404, junk);
+        assert.deepEqual(res.body, { detail: MSG.eventNotFound }, junk);
+      }
+    });
+
+    it('takes quantity as a query parameter too, the body winning', async () => {
+      const id = await createEvent(server, groupId);
+      assert.equal((await server.post(`/events/${id}/duplicate_event?quantity=2`)).body.new_event_ids.length, 2);
+      assert.equal((await server.post(`/events/${id}/duplicate_event?quantity=2`, { quantity: 1 })).body.new_event_ids.length, 1);
+      assert.deepEqual((await server.post(`/events/${id}/duplicate_event?quantity=abc`)).body, { quantity: [MSG.invalidInteger] });
     });
 
     it(`answers 400 for a quantity below 1, above ${MAX_DUPLICATES} or not an integer, copying nothing`, async () => {
