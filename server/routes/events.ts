@@ -78,6 +78,7 @@ export function eventsRouter(deps: RouteDeps) {
     tags: ['Events'],
     params: EventParams,
     body: DuplicateEventBody,
+    bodyAlsoFromQuery: true,
     responses: {
       200: { description: 'The new events', content: { 'application/json': { schema: DuplicateEventResult } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
