@@ -46,6 +46,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/registration_types',
+    documentedAliases: ['/events/{event_id}/registration_types/'],
     summary: "List an event's registration types",
     tags: ['Registration types'],
     params: EventParams,

@@ -140,6 +140,13 @@ describe('registration types', () => {
       assert.match(page.body.previous, /page_size=2/);
     });
 
+    it('is described in the OpenAPI document under the spec\'s trailing-slash path as well', async () => {
+      const doc = (await server.get('/openapi.json', { token: null })).body;
+      assert.ok(doc.paths['/events/{event_id}/registration_types/'].get);
+      assert.ok(doc.paths['/events/{event_id}/registration_types'].get);
+      assert.ok(doc.paths['/events/{event_id}/registration_types'].post);
+    });
+
     it('returns only types modified at or after `timestamp`', async () => {
       const event = await createEvent(server, await createGroup(server, { name: 'Delta Co' }));
       await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'Old' });
