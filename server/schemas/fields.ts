@@ -8,13 +8,17 @@ function typeError(otherwise: string) {
     issue.input === undefined ? MSG.required : issue.input === null ? MSG.notNull : otherwise;
 }
 
+/** NUL cannot be typed, only injected; stored, it truncates the text in C-based readers and exports. */
+export const hasNoNul = (value: string) => !value.includes('\u0000');
+
 /** A required, non-blank string (surrounding whitespace trimmed). */
 export function requiredText(max = 255) {
   return z
     .string({ error: typeError(MSG.invalidString) })
     .trim()
     .min(1, { error: MSG.blank })
-    .max(max, { error: `Ensure this field has no more than ${max} characters.` });
+    .max(max, { error: `Ensure this field has no more than ${max} characters.` })
+    .refine(hasNoNul, { error: MSG.nullCharacter });
 }
 
 /** A required string that may be blank (the spec's last_name, email, description). */
@@ -22,7 +26,8 @@ export function requiredBlankableText(max = 255) {
   return z
     .string({ error: typeError(MSG.invalidString) })
     .trim()
-    .max(max, { error: `Ensure this field has no more than ${max} characters.` });
+    .max(max, { error: `Ensure this field has no more than ${max} characters.` })
+    .refine(hasNoNul, { error: MSG.nullCharacter });
 }
 
 /** An optional text field: omitted stays undefined, null or "" mean "unset" and store null. */
@@ -31,6 +36,7 @@ export function optionalText(max = 255) {
     .string({ error: typeError(MSG.invalidString) })
     .trim()
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
+    .refine(hasNoNul, { error: MSG.nullCharacter })
     .nullish()
     .transform((v) => (v === '' ? null : v));
 }

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, integer, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
+import { boolean, hasNoNul, integer, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
 import { MSG } from './messages';
 import { ListQuery } from '../pagination';
 import type { FieldErrors } from '../errors';
@@ -18,7 +18,8 @@ function code(emptyMessage: string) {
         .string({ error: (issue) => (issue.input === null ? emptyMessage : MSG.invalidString) })
         .trim()
         .min(1, { error: emptyMessage })
-        .max(128, { error: 'Ensure this field has no more than 128 characters.' }),
+        .max(128, { error: 'Ensure this field has no more than 128 characters.' })
+        .refine(hasNoNul, { error: MSG.nullCharacter }),
     )
     .optional();
 }
@@ -81,7 +82,7 @@ export const GuestParams = z.object({ event_id: pathId, guest_id: z.string().tra
 
 export const GuestListQuery = ListQuery.extend({
   only_checkins: boolean().default(false),
-  search: z.string().trim().max(200, { error: MSG.invalidSearch }).optional(),
+  search: z.string({ error: MSG.invalidString }).trim().max(200, { error: MSG.invalidSearch }).optional(),
 });
 
 const AnswerOut = z.object({ answer: z.string(), id: z.string().nullable() });
@@ -223,6 +224,7 @@ export function checkAnswers(raw: unknown[], questions: Map<number, QuestionForA
         }
         const text = String(answer).trim();
         if (text.length > TEXT_ANSWER_MAX) fail('custom_questions', MSG.answerTooLong(questionId, TEXT_ANSWER_MAX));
+        else if (!hasNoNul(text)) fail('custom_questions', MSG.nullCharacter);
         else answers.push(text === '' ? cleared : { question_id: questionId, choice_id: null, text_answer: text });
       }
     }

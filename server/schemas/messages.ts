@@ -97,6 +97,7 @@ export const MSG = {
   unsupportedContentType: 'Unsupported Content-Type; send application/json.',
   bodyNotObject: 'The request body must be a JSON object.',
   bodyNotUtf8: 'The request body is not valid UTF-8.',
+  nullCharacter: 'Null characters are not allowed.',
   queryNotUtf8: 'The query string is not valid UTF-8.',
   invalidTimestamp: 'Enter Unix seconds or an ISO datetime (YYYY-MM-DDThh:mm[:ss]).',
   invalidPage: 'Page must be a positive integer.',

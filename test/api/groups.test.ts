@@ -22,6 +22,14 @@ describe('groups', () => {
       assert.deepEqual(broken.body, { detail: MSG.malformedJson });
     });
 
+    it('answers 400 "Null characters are not allowed." for NUL in a text field', async () => {
+      for (const fields of [{ name: 'Ac\u0000me' }, { name: 'Acme', phone: '\u0000' }]) {
+        const res = await server.post('/groups', fields);
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, { [Object.keys(fields).at(-1)!]: [MSG.nullCharacter] });
+      }
+    });
+
     it('answers 400 for query parameters that are not UTF-8, creating nothing', async () => {
       const before = (await server.get('/groups')).body.count;
       const res = await server.post('/groups?name=%FF%FE');

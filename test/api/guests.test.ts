@@ -84,6 +84,18 @@ describe('guests', () => {
       assert.equal((await server.get(`${guests()}/${ok.body.id}`)).body.company, 'Café ☕ 日本');
     });
 
+    it('answers 400 "Null characters are not allowed." for NUL in any text, barcode or text answer, writing nothing', async () => {
+      const before = (await server.get(guests())).body.count;
+      for (const fields of [{ first_name: 'A\u0000da' }, { company: '\u0000' }, { barcode: 'B\u0000C' }, { nfc_tag: '\u0000x' }]) {
+        const res = await server.post(guests(), guest(fields));
+        assert.equal(res.status, 400, JSON.stringify(fields));
+        assert.deepEqual(res.body, { [Object.keys(fields)[0]]: [MSG.nullCharacter] });
+      }
+      const answer = await server.post(guests(), guest({ custom_questions: [{ question_id: text.id, answer: 'nuts\u0000' }] }));
+      assert.deepEqual(answer.body, { custom_questions: [MSG.nullCharacter] });
+      assert.equal((await server.get(guests())).body.count, before);
+    });
+
     it('generates a different barcode for every guest', async () => {
       const codes = new Set<string>();
       for (let i = 0; i < 20; i++) {
@@ -426,6 +438,10 @@ describe('guests', () => {
 
     it('answers 404 for an unknown event', async () => {
       assert.equal((await server.get('/events/999999/guests')).status, 404);
+    });
+
+    it('answers 400 "Not a valid string." for search sent twice', async () => {
+      assert.deepEqual((await list('?search=a&search=b')).body, { search: [MSG.invalidString] });
     });
 
     it('answers 400 for a query string that is not UTF-8', async () => {
