@@ -145,6 +145,11 @@ function responseConfigs(responses: Record<number, string | ResponseConfig>, isP
   return out;
 }
 
+/** Routes that take their body fields from the query string too document them as (optional) query parameters. */
+function bodyFieldsAsQuery(def: { body?: ZodType; bodyAlsoFromQuery?: boolean }) {
+  return def.bodyAlsoFromQuery && def.body instanceof z.ZodObject ? def.body.partial() : undefined;
+}
+
 /**
  * A router for one resource whose routes are declared once: the same zod schemas
  * validate the request and describe it in the OpenAPI document.
@@ -164,7 +169,7 @@ export function resourceRouter(deps: RouteDeps) {
         security: def.public ? [] : [{ Token: [] }],
         request: {
           params: def.params as never,
-          query: def.query as never,
+          query: (def.query ?? bodyFieldsAsQuery(def)) as never,
           body: def.body
             ? { content: { 'application/json': { schema: def.body } } }
             : def.rawBody

@@ -22,6 +22,15 @@ describe('groups', () => {
       assert.deepEqual(broken.body, { detail: MSG.malformedJson });
     });
 
+    it('documents its fields as query parameters in the OpenAPI document, as the spec does, besides the JSON body', async () => {
+      const doc = (await server.get('/openapi.json', { token: null })).body;
+      for (const [path, method] of [['/groups', 'post'], ['/groups/{group_id}', 'put']]) {
+        const query = doc.paths[path][method].parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
+        assert.deepEqual(query, ['name', 'email', 'phone', 'website', 'type', 'parent_id'], `${method} ${path}`);
+        assert.ok(doc.paths[path][method].requestBody.content['application/json'], `${method} ${path}`);
+      }
+    });
+
     it('answers 400 "Null characters are not allowed." for NUL in a text field', async () => {
       for (const fields of [{ name: 'Ac\u0000me' }, { name: 'Acme', phone: '\u0000' }]) {
         const res = await server.post('/groups', fields);
