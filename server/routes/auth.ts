@@ -7,17 +7,21 @@ import { MSG } from '../schemas/messages';
 import { hashSecret, newSecret, verifyPassword } from '../secrets';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+/** Set once a username and password were actually tried: only those failures count as guesses. */
+const PASSWORD_CHECKED = 'doorlistPasswordChecked';
 
 export function authRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
-  // Only failed attempts count, so a door full of laptops signing in is never locked out.
+  // Only wrong passwords count (a real guess), so a door full of laptops signing in, or a client
+  // sending a malformed body, never locks the way in.
   router.use(
     '/apps/api/auth',
     rateLimit({
       windowMs: 15 * 60 * 1000,
       limit: 20,
       skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode < 400 || res.locals[PASSWORD_CHECKED] !== true,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
       message: { detail: MSG.tooManyLogins },
@@ -34,10 +38,11 @@ export function authRouter(deps: RouteDeps) {
       200: { description: 'A token for the Authorization header', content: { 'application/json': { schema: AuthResponse } } },
       400: 'Missing or wrong credentials (empty object)',
     },
-    handler: async ({ req }) => {
+    handler: async ({ req, res }) => {
       // The spec answers every credential failure with the same empty object.
       const credentials = AuthRequest.safeParse(req.body ?? {});
       if (!credentials.success) throw new ValidationError({});
+      res.locals[PASSWORD_CHECKED] = true;
       const user = await findUserByUsername(deps.db, credentials.data.username);
       if (!user || !(await verifyPassword(credentials.data.password, user.password_hash))) throw new ValidationError({});
       const token = newSecret();

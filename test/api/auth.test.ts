@@ -77,6 +77,19 @@ describe('POST /apps/api/auth rate limit', () => {
   });
   after(() => server.stop());
 
+  it('does not count malformed or incomplete sign-ins as guesses: 400 {} each time, and the right password still works', async () => {
+    const junk: Array<{ body?: unknown; rawBody?: string }> = [{ body: {} }, { body: { username: 'admin' } }, { body: { username: ['admin'], password: 'x' } }, { rawBody: 'null' }, { rawBody: '{"username":' }, { rawBody: '[]' }];
+    for (let i = 0; i < 30; i++) {
+      const attempt = junk[i % junk.length];
+      const res = await server.request('POST', '/apps/api/auth', { ...attempt, token: null, headers: attempt.rawBody ? { 'content-type': 'application/json' } : {} });
+      assert.equal(res.status, 400, JSON.stringify(attempt));
+    }
+    assert.deepEqual((await server.post('/apps/api/auth', {}, { token: null })).body, {});
+    const ok = await server.post('/apps/api/auth', ADMIN, { token: null });
+    assert.equal(ok.status, 200);
+    assert.equal(typeof ok.body.token, 'string');
+  });
+
   it('answers 429 after repeated failed attempts, while other routes keep working', async () => {
     let last = 0;
     for (let i = 0; i < 25; i++) {
