@@ -158,8 +158,23 @@ function guestOfRow(record: string[], columns: Column[], ctx: RowContext): { gue
   return { guest: guest as GuestInsert };
 }
 
+/**
+ * The decoder for the body: the Content-Type's charset when given (spreadsheets on Windows
+ * save windows-1252), else UTF-8. Fatal, so bytes of another encoding are refused rather
+ * than imported as replacement characters.
+ */
+function csvDecoder(contentType: string | undefined): TextDecoder {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset, { fatal: true });
+  } catch {
+    throw new ValidationError({ detail: MSG.csvCharsetUnknown(charset) });
+  }
+}
+
 /** The body as text, refused past `limit` bytes (a guest list of 100k rows is about 20 MB). */
-async function readText(req: Readable, limit: number): Promise<string> {
+async function readText(req: Readable & { headers: Record<string, string | string[] | undefined> }, limit: number): Promise<string> {
+  const decoder = csvDecoder(req.headers['content-type'] as string | undefined);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -167,7 +182,11 @@ async function readText(req: Readable, limit: number): Promise<string> {
     if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    return decoder.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ValidationError({ detail: MSG.csvNotDecodable(decoder.encoding) });
+  }
 }
 
 /**

@@ -115,6 +115,9 @@ export const MSG = {
   csvContentType: 'Send the guest list as the request body (Content-Type text/csv).',
   csvUnreadable: (reason: string) => `The CSV file cannot be read: ${reason}`,
   csvNoHeader: 'The CSV file needs a header row naming its columns.',
+  csvNotDecodable: (encoding: string) =>
+    `The CSV file is not ${encoding} text: save it as "CSV UTF-8", or name its encoding in the Content-Type (e.g. text/csv; charset=windows-1252).`,
+  csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
   // Registration types, custom questions and guests (issue 4)
   invalidRegistrationTypeKind: `Invalid type; valid: ${REGISTRATION_TYPE_KINDS.join(', ')}`,

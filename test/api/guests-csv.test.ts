@@ -164,6 +164,22 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.match(res.body.detail, /^The CSV file cannot be read: /);
   });
 
+  it('answers 400 for bytes that are not UTF-8, writing nothing; reads windows-1252 when the charset says so', async () => {
+    const event = await setUpEvent(server, groupId);
+    const latin1 = Buffer.from('First Name,Last Name,E-mail,Registration Type\r\nZo\u00e9,Ren\u00e9,zoe@example.test,VIP\r\n', 'latin1');
+    const refused = await server.request('POST', `/events/${event.eventId}/guests.csv`, { rawBody: latin1, headers: CSV });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body, { detail: MSG.csvNotDecodable('utf-8') });
+    assert.equal(await guestCount(server, event.eventId), 0);
+    const unknown = await server.request('POST', `/events/${event.eventId}/guests.csv`, { rawBody: latin1, headers: { 'content-type': 'text/csv; charset=klingon' } });
+    assert.deepEqual(unknown.body, { detail: MSG.csvCharsetUnknown('klingon') });
+    const read = await server.request('POST', `/events/${event.eventId}/guests.csv`, { rawBody: latin1, headers: { 'content-type': 'text/csv; charset=windows-1252' } });
+    assert.equal(read.status, 201, JSON.stringify(read.body));
+    const [guest] = (await server.get(`/events/${event.eventId}/guests`)).body.results;
+    assert.equal(guest.first_name, 'Zo\u00e9');
+    assert.equal(guest.last_name, 'Ren\u00e9');
+  });
+
   it('answers 400 for an empty body and for JSON', async () => {
     const empty = await upload(server, setup.eventId, '');
     assert.equal(empty.status, 400);
