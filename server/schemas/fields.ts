@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { z } from './zod';
 import { normaliseDatetime } from '../../db/time';
 import { MSG } from './messages';
@@ -41,10 +42,27 @@ export function optionalText(max = 255) {
     .transform((v) => (v === '' ? null : v));
 }
 
+const asciiEmail = z.email();
+
+/**
+ * An address as Django's validator takes it: surrounding spaces trimmed (pasted addresses carry
+ * them), an internationalised domain checked in its punycode form, `localhost` allowed.
+ */
+function isEmailAddress(value: string): boolean {
+  const at = value.lastIndexOf('@');
+  if (at < 1 || value.length > 254) return false;
+  const domain = value.slice(at + 1);
+  if (domain.toLowerCase() === 'localhost') return asciiEmail.safeParse(`${value.slice(0, at)}@localhost.example`).success;
+  const ascii = domainToASCII(domain);
+  return ascii !== '' && asciiEmail.safeParse(`${value.slice(0, at)}@${ascii}`).success;
+}
+
 export function optionalEmail() {
   return z
-    .union([z.literal(''), z.null(), z.email({ error: MSG.invalidEmail }).max(254)], { error: MSG.invalidEmail })
-    .optional()
+    .string({ error: MSG.invalidEmail })
+    .trim()
+    .refine((v) => v === '' || isEmailAddress(v), { error: MSG.invalidEmail })
+    .nullish()
     .transform((v) => (v === '' ? null : v));
 }
 

@@ -99,6 +99,17 @@ describe('groups', () => {
       assert.deepEqual(res.body, { email: [MSG.invalidEmail] });
     });
 
+    it('takes an e-mail as Django does: trimmed, internationalised domain, localhost; refuses the rest', async () => {
+      for (const [sent, stored] of [[' office@acme.test ', 'office@acme.test'], ['x@münchen.de', 'x@münchen.de'], ['door@localhost', 'door@localhost'], ['', null]]) {
+        const res = await server.post('/groups', { name: 'Mail', email: sent });
+        assert.equal(res.status, 201, String(sent));
+        assert.equal((await server.get(`/groups/${res.body.id}`)).body.email, stored, String(sent));
+      }
+      for (const email of ['a@@b.test', 'a b@c.test', 'a@b', 'jürgen@example.de', 5, ['a@b.test']]) {
+        assert.deepEqual((await server.post('/groups', { name: 'Mail', email })).body, { email: [MSG.invalidEmail] }, JSON.stringify(email));
+      }
+    });
+
     it('answers 400 "Invalid parent_id." for an unknown or malformed parent', async () => {
       for (const parent_id of [999999, 'abc', -1]) {
         const res = await server.post('/groups', { name: 'Child', parent_id });
