@@ -96,16 +96,33 @@ export class EventFileWriter {
 }
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+const NEWLINE = 0x0a;
+// A header line is a few hundred bytes; a file without a newline this far in is not ours.
+const MAX_HEADER = 1 << 20;
 
-/** The decompressed lines of a file; gzip errors (truncated, CRC) surface from the loop. */
-async function* lines(file: string): AsyncGenerator<string> {
-  const gunzip = zlib.createGunzip();
-  fs.createReadStream(file)
+function countNewlines(bytes: Buffer): number {
+  let n = 0;
+  for (let i = bytes.indexOf(NEWLINE); i >= 0; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}
+
+// Large reads and inflate chunks: a 70 MB event inflates in a few hundred calls, not thousands.
+const CHUNK = 1 << 20;
+
+/** The decompressed bytes of a file; gzip errors (truncated, CRC) surface from the loop. */
+function inflated(file: string): zlib.Gunzip {
+  const gunzip = zlib.createGunzip({ chunkSize: CHUNK });
+  fs.createReadStream(file, { highWaterMark: CHUNK })
     .on('error', (err) => gunzip.destroy(err))
     .pipe(gunzip);
+  return gunzip;
+}
+
+/** The decompressed lines of a file. */
+async function* lines(file: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  for await (const chunk of gunzip) {
+  for await (const chunk of inflated(file)) {
     const parts = (rest + decoder.write(chunk as Buffer)).split('\n');
     rest = parts.pop() as string;
     yield* parts;
@@ -152,26 +169,42 @@ export async function verifyEventFile(file: string): Promise<EventFileHeader> {
   } finally {
     await handle.close();
   }
+  // The bytes are hashed as they come, all but the last line seen so far: when the stream
+  // ends, that line is the trailer and everything before it has been hashed once.
   const hash = createHash('sha256');
   let header: EventFileHeader | undefined;
-  let previous: string | undefined;
-  let records = -1;
+  let head = Buffer.alloc(0);
+  let held = Buffer.alloc(0);
+  let newlines = 0;
   try {
-    for await (const line of lines(file)) {
-      if (header === undefined) header = parseHeader(line);
-      if (previous !== undefined) {
-        hash.update(previous + '\n', 'utf8');
-        records++;
+    for await (const chunk of inflated(file) as AsyncIterable<Buffer>) {
+      let bytes: Buffer;
+      if (header === undefined) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf(NEWLINE);
+        if (end < 0 && head.length < MAX_HEADER) continue;
+        header = parseHeader(head.subarray(0, end < 0 ? head.length : end).toString('utf8'));
+        bytes = head;
+      } else bytes = held.length > 0 ? Buffer.concat([held, chunk]) : chunk;
+      // The last newline that is not the final byte ends every line but the last.
+      const cut = bytes.lastIndexOf(NEWLINE, bytes.length - 2) + 1;
+      if (cut > 0) {
+        const done = bytes.subarray(0, cut);
+        hash.update(done);
+        newlines += countNewlines(done);
       }
-      previous = line;
+      held = Buffer.from(bytes.subarray(cut));
     }
   } catch (err) {
     throw explain(err);
   }
+  if (header === undefined && head.length > 0) header = parseHeader(head.toString('utf8'));
+  const previous = held.toString('utf8').replace(/\n$/, '');
+  const records = newlines - 1;
   if (header === undefined) throw new EventFileError(MSG.eventFileForeign);
   let trailer: z.infer<typeof Trailer> | undefined;
   try {
-    trailer = Trailer.parse(JSON.parse(previous ?? ''));
+    trailer = Trailer.parse(JSON.parse(previous));
   } catch {
     throw new EventFileError(MSG.eventFileDamaged);
   }
