@@ -206,12 +206,19 @@ const EXPORT_PAGE = 5000;
  * a large guest list is never held whole.
  */
 export async function* eventRecordPages(db: Conn, eventId: number): AsyncGenerator<{ table: string; lines: string[] }> {
+  const page = (def: TableDef, afterId: number): Promise<{ id: number; line: string }[]> => {
+    const rows = tableLines(db, def, eventId).andWhere('t.id', '>', afterId).orderBy('t.id').limit(EXPORT_PAGE).then((r) => r);
+    // Awaited on the next turn; if the export stops first, its failure must not go unhandled.
+    rows.catch(() => undefined);
+    return rows;
+  };
   for (const def of EVENT_TABLES) {
-    let lastId = 0;
+    let next = page(def, 0);
     for (;;) {
-      const rows: { id: number; line: string }[] = await tableLines(db, def, eventId).andWhere('t.id', '>', lastId).orderBy('t.id').limit(EXPORT_PAGE);
+      const rows = await next;
       if (rows.length === 0) break;
-      lastId = rows[rows.length - 1].id;
+      // The next page is read while this one is compressed and hashed.
+      if (rows.length === EXPORT_PAGE) next = page(def, rows[rows.length - 1].id);
       yield { table: def.name, lines: rows.map((r) => r.line) };
       if (rows.length < EXPORT_PAGE) break;
     }
@@ -299,7 +306,8 @@ async function insertRows(trx: Trx, table: string, rows: Row[], returning: boole
     }
     return out;
   }
-  const values = columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(', ');
+  // `->>` on each array element: SQLite parses each row's JSON once and reuses it.
+  const values = columns.map((_, i) => `value ->> ${i}`).join(', ');
   const sql = `insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) select ${values} from json_each(?)${returning ? ' returning id, uid' : ''}`;
   const out: { id: number; uid: string }[] = [];
   for (const part of chunks(rows, JSON_ROWS)) {
@@ -632,6 +640,8 @@ export class EventMerger {
     if (def.name === 'guests') {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
       await this.writeSearchTerms(rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })));
+      // Written with their batch, while the next records are read, not all at the end.
+      await this.flushSearchTerms();
     }
     if (def.name === 'checkins') {
       this.result.checkins_added += inserted.length;
@@ -717,14 +727,14 @@ export class EventMerger {
     return keep;
   }
 
-  /** New search terms are gathered and written once, sorted, at the end (see flushSearchTerms). */
+  /** New search terms are gathered, then written sorted with their batch (see flushSearchTerms). */
   private async writeSearchTerms(guests: Row[]): Promise<void> {
     for (const g of guests) {
       for (const term of searchTerms(g as never)) this.pendingTerms.push([term, g.id as number]);
     }
   }
 
-  /** Sorted by term, the (event_id, term) index grows at one end instead of all over. */
+  /** Sorted by term, a batch's entries land in the (event_id, term) index in order. */
   private async flushSearchTerms(): Promise<void> {
     const terms = this.pendingTerms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
     this.pendingTerms = [];
