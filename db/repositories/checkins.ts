@@ -102,6 +102,8 @@ export interface ScanInput {
 export interface ScanReply {
   status: number;
   body: Record<string, unknown>;
+  /** `body` as JSON text when the desk has it already (the remembered answer), so it is serialised once. */
+  json?: string;
 }
 
 interface ScanGuestRow {
@@ -288,7 +290,7 @@ function accepted(input: ScanInput, id: number, uid: string, sessionId: number |
 function replayed(earlier: { event_id: number; status_code: number; body: string }, input: ScanInput): ScanReply {
   // Another event's scan (perhaps another organiser's): never shown, never overwritten.
   if (earlier.event_id !== input.eventId) throw ValidationError.field('uid', MSG.scanUidUsedElsewhere);
-  return { status: earlier.status_code, body: JSON.parse(earlier.body) };
+  return { status: earlier.status_code, body: JSON.parse(earlier.body), json: earlier.body };
 }
 
 /** The answer given earlier in the same batch to the same uid. */
@@ -490,7 +492,10 @@ async function recordDoorScans(sql: Statements, eventId: number, inputs: ScanInp
     );
   }
   if (fresh.size) {
-    const replies = [...fresh].map(([uid, f]) => [uid, f.eventId, f.reply.status, JSON.stringify(f.reply.body)]);
+    const replies = [...fresh].map(([uid, f]) => {
+      f.reply.json ??= JSON.stringify(f.reply.body);
+      return [uid, f.eventId, f.reply.status, f.reply.json];
+    });
     writes.push(
       `INSERT INTO scan_replies (uid, created, modified, event_id, status_code, body)
         SELECT j.value ->> 0, '${now}', '${now}', j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(${literal(JSON.stringify(replies))}) AS j`,

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { createApp } from '../../server/app';
+import { scanFastPath, scanFirst } from '../../server/routes/checkins';
 import { MSG } from '../../server/schemas/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
@@ -237,6 +242,57 @@ describe('check-ins', () => {
         const tooBig = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: JSON.stringify({ barcode: 'x'.repeat(1_100_000) }), headers });
         assert.equal(tooBig.status, 413);
         assert.equal((await server.post('/events/abc/checkins', { barcode: 'X' })).status, 404);
+      });
+
+      it('answers 400 to a body that is not UTF-8, raw or escaped, and records nothing', async () => {
+        const guest = await newGuest();
+        const before = await countCheckins(server, eventId);
+        const headers = { 'content-type': 'application/json' };
+        const rawBody = Buffer.concat([Buffer.from(`{"barcode": "${guest.barcode}", "station": "Door `), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+        const raw = await server.request('POST', `/events/${eventId}/checkins`, { rawBody, headers });
+        assert.equal(raw.status, 400);
+        assert.deepEqual(raw.body, { detail: MSG.bodyNotUtf8 });
+        const escaped = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: `{"barcode": "${guest.barcode}", "station": "Door \\uFFFD"}`, headers });
+        assert.deepEqual(escaped.body, { detail: MSG.bodyNotUtf8 });
+        assert.equal(await countCheckins(server, eventId), before);
+        assert.equal((await scan(server, eventId, { barcode: guest.barcode, station: 'Door \\uFFFD as text' })).status, 201);
+      });
+
+      it('answers the same when the fast path runs before Express (scanFirst)', async () => {
+        const logger = pino({ level: 'silent' });
+        const { app, deps } = createApp({ db: server.db, config: server.config, logger });
+        const front = http.createServer(scanFirst(scanFastPath(deps, logger), app));
+        await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+        const base = `http://127.0.0.1:${(front.address() as AddressInfo).port}/api/v1/events/${eventId}/checkins`;
+        const post = async (body: string, headers: Record<string, string> = {}) => {
+          const res = await fetch(base, { method: 'POST', headers: { authorization: `Token ${server.adminToken}`, 'content-type': 'application/json', ...headers }, body });
+          return { status: res.status, type: res.headers.get('content-type'), body: await res.json() };
+        };
+        try {
+          const guest = await newGuest();
+          const first = await post(JSON.stringify({ barcode: guest.barcode, uid: 'scan-first-front', station: 'Front' }));
+          assert.equal(first.status, 201);
+          assert.equal(first.type, 'application/json; charset=utf-8');
+          assert.deepEqual(first.body.guest, guest.summary);
+          assert.deepEqual(await post(JSON.stringify({ barcode: guest.barcode, uid: 'scan-first-front' })), first);
+          const again = await post(JSON.stringify({ barcode: guest.barcode }));
+          assert.equal(again.status, 409);
+          assert.equal(again.body.status, 'already_checked_in');
+          assert.deepEqual(await post('{"barcode": '), { status: 400, type: 'application/json; charset=utf-8', body: { detail: MSG.malformedJson } });
+          assert.deepEqual((await post('[1,2]')).body, { detail: MSG.bodyNotObject });
+          assert.deepEqual((await post('{}', { authorization: '' })).body, { detail: MSG.sessionExpired });
+          assert.deepEqual((await post(JSON.stringify({ barcode: 'NOBODY' }))).body, { details: MSG.guestNotFound, status: 'not_found' });
+          // Declined by the fast path: Express's body parser and the declared route take it.
+          const form = await newGuest();
+          const posted = await post(`barcode=${form.barcode}&station=Form`, { 'content-type': 'application/x-www-form-urlencoded' });
+          assert.equal(posted.status, 201);
+          assert.equal(posted.body.station, 'Form');
+          const list = await fetch(`${base}?guest_id=${guest.id}`, { headers: { authorization: `Token ${server.adminToken}` } });
+          assert.equal(list.status, 200);
+          assert.equal((await list.json()).count, 1);
+        } finally {
+          await new Promise((resolve) => front.close(resolve));
+        }
       });
 
       it('answers 404 for an event id that is no id', async () => {
