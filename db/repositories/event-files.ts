@@ -277,7 +277,7 @@ export interface ImportOptions {
 
 const BATCH = 500;
 // Records gathered before a batch is written: fewer, larger statements.
-const FLUSH = 2500;
+const FLUSH = 10000;
 // SQLite allows 32766 bound variables per statement.
 const MAX_VARIABLES = 30000;
 const JSON_ROWS = 50000;
@@ -316,6 +316,16 @@ async function insertRows(trx: Trx, table: string, rows: Row[], returning: boole
     if (returning) out.push(...(result as { id: number; uid: string }[]));
   }
   return out;
+}
+
+/** The rows here with these uids; on SQLite the uids travel as one JSON parameter. */
+async function rowsByUid(trx: Trx, table: string, uids: string[]): Promise<Row[]> {
+  if (!isSqlite(trx)) {
+    const out: Row[] = [];
+    for (const part of chunks(uids, BATCH)) out.push(...((await trx(table).whereIn('uid', part)) as Row[]));
+    return out;
+  }
+  return (await runAll(trx, `select t.* from json_each(?) as j join ${table} as t on t.uid = j.value`, [JSON.stringify(uids)])) as Row[];
 }
 
 function isSqlite(trx: Trx): boolean {
@@ -529,10 +539,7 @@ export class EventMerger {
     // A new event has nothing here to match or clash with (a uid used elsewhere is refused
     // by the unique index, and with it the file).
     if (this.eventCreated) return this.insertFresh(def, records);
-    for (const part of chunks(records, BATCH)) {
-      const rows: Row[] = await trx(def.name).whereIn('uid', part.map((r) => r.uid as string));
-      for (const row of rows) locals.set(row.uid as string, row);
-    }
+    for (const row of await rowsByUid(trx, def.name, records.map((r) => r.uid as string))) locals.set(row.uid as string, row);
     const fresh: Row[] = [];
     const parent = Object.entries(OWNED_CHILDREN).find(([, child]) => child.table === def.name);
     const seen = this.seenChildren.get(def.name);
@@ -628,23 +635,29 @@ export class EventMerger {
     if (def.natural && !this.eventCreated) rows = await this.dropNaturalDuplicates(def, rows);
     if (def.name === 'guests' && !this.eventCreated) rows = await this.dropCodeClashes(rows);
     if (rows.length === 0) return;
+    // Ids come back only where something needs them: parents (for their children's refs)
+    // and check-ins merged into a known event (for double admissions).
+    const needIds = REF_TABLES.has(def.name) || (def.name === 'checkins' && !this.eventCreated);
     let inserted: { id: number; uid: string }[];
     try {
-      inserted = await insertRows(this.trx, def.name, rows, true);
+      inserted = await insertRows(this.trx, def.name, rows, needIds);
     } catch (err) {
       if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
       throw err;
     }
     for (const r of inserted) this.remember(def, r.uid, r.id);
-    this.result.created[def.name] += inserted.length;
+    this.result.created[def.name] += rows.length;
     if (def.name === 'guests') {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
-      await this.writeSearchTerms(rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })));
+      for (const g of rows) {
+        const id = idByUid.get(g.uid as string) as number;
+        for (const term of searchTerms(g as never)) this.pendingTerms.push([term, id]);
+      }
       // Written with their batch, while the next records are read, not all at the end.
       await this.flushSearchTerms();
     }
     if (def.name === 'checkins') {
-      this.result.checkins_added += inserted.length;
+      this.result.checkins_added += rows.length;
       for (const r of inserted) this.addedCheckins.add(r.id);
       for (const c of rows) this.checkinGuests.add(c.guest_id as number);
     }
