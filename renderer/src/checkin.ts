@@ -30,10 +30,11 @@ const STATUSES: readonly ScanStatus[] = [
 // The NFC retry of a code gets its own uid (the barcode attempt's answer is kept under the
 // first), derived from it so a replayed queue entry retries under the same one again.
 const NFC_UID_SUFFIX = '-nfc';
+const CASE_UID_SUFFIX = '-case';
 
-function bodyOf(scan: ScanSend, kind: CodeKind, uid: string) {
+function bodyOf(scan: ScanSend, kind: CodeKind, code: string, uid: string) {
   return {
-    [kind]: kind === 'guest_id' ? Number(scan.code) : scan.code,
+    [kind]: kind === 'guest_id' ? Number(code) : code,
     uid,
     scanned_at: scan.scannedAt,
     station: scan.station,
@@ -42,17 +43,32 @@ function bodyOf(scan: ScanSend, kind: CodeKind, uid: string) {
   };
 }
 
+/** Every letter in the other case: what a keyboard-wedge reader types while Caps Lock is on. */
+export function swapCase(code: string): string {
+  return code.replace(/\p{L}/gu, (ch) => (ch === ch.toUpperCase() ? ch.toLowerCase() : ch.toUpperCase()));
+}
+
+const isNotFound = (answer: ApiAnswer) => answer.status === 404 && (answer.body as { status?: string })?.status === 'not_found';
+
 /**
  * POSTs the scan; a barcode nobody has is tried again as an NFC tag (keyboard-wedge barcode
- * and NFC readers both just type). Throws OfflineError when the server cannot be reached.
+ * and NFC readers both just type), then both again with the letters' case swapped (a reader
+ * typing with Caps Lock on, or a code typed by hand in lower case). Throws OfflineError when
+ * the server cannot be reached.
  */
 export async function sendScan(api: Api, eventId: number, scan: ScanSend): Promise<ApiAnswer> {
   const path = `/events/${eventId}/checkins`;
-  const first = await api.request('POST', path, bodyOf(scan, scan.kind, scan.uid));
-  if (first.status === 404 && (first.body as { status?: string })?.status === 'not_found' && scan.kind === 'barcode' && scan.nfcFallback) {
-    return api.request('POST', path, bodyOf(scan, 'nfc_tag', scan.uid + NFC_UID_SUFFIX));
-  }
-  return first;
+  const attempt = async (code: string, uid: string): Promise<ApiAnswer> => {
+    const answer = await api.request('POST', path, bodyOf(scan, scan.kind, code, uid));
+    if (isNotFound(answer) && scan.kind === 'barcode' && scan.nfcFallback) return api.request('POST', path, bodyOf(scan, 'nfc_tag', code, uid + NFC_UID_SUFFIX));
+    return answer;
+  };
+  const first = await attempt(scan.code, scan.uid);
+  const swapped = swapCase(scan.code);
+  if (!isNotFound(first) || scan.kind === 'guest_id' || swapped === scan.code) return first;
+  const second = await attempt(swapped, scan.uid + CASE_UID_SUFFIX);
+  // Still nobody: the answer names the code as it was typed.
+  return isNotFound(second) ? first : second;
 }
 
 /** The server's answer as the screen shows it. */
