@@ -54,7 +54,8 @@ export type Direction = 'in' | 'out';
 
 /** What one scan turned into, on screen. `queued`: stored until the server answers again. */
 export interface ScanResult {
-  outcome: ScanStatus | 'queued' | 'refused' | 'undone';
+  /** `checking`: sent, no answer yet (only in the list of recent scans). */
+  outcome: ScanStatus | 'queued' | 'refused' | 'undone' | 'checking';
   /** The typed or scanned code, or the guest's name when checked in from a list. */
   code: string;
   guest?: GuestSummary;

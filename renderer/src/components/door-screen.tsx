@@ -10,7 +10,7 @@ import type { CodeKind, Direction, EventSummary, GuestSummary, RegistrationType,
 import { CameraPanel, useHasCamera } from './camera-panel';
 import { Dialog } from './dialog';
 import { EventFilePanel } from './event-file-panel';
-import { announcement, guestName, ResultPanel } from './result-panel';
+import { announcement, guestName, RecentScans, ResultPanel, type Checking } from './result-panel';
 import { SearchPanel } from './search-panel';
 import { SessionPanel } from './session-panel';
 import { SharePanel } from './share-panel';
@@ -20,7 +20,11 @@ import { WalkInPanel } from './walk-in-panel';
 type Panel = 'none' | 'search' | 'walk-in' | 'session' | 'station' | 'export' | 'import' | 'share';
 
 const STATS_EVERY_MS = 4000;
+// The server may answer the stats from a copy up to two seconds old, so a scan's effect on
+// the counters is fetched again once that copy has expired.
+const STATS_SETTLE_MS = 2300;
 const REPLAY_LOG = 8;
+const RECENT_LOG = 8;
 const NFC_FALLBACK_KEY = 'doorlist.nfcFallback';
 
 interface Accepted {
@@ -47,6 +51,11 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const [direction, setDirection] = useState<Direction>('in');
   const [nfcFallback, setNfcFallback] = useState(() => localStorage.getItem(NFC_FALLBACK_KEY) !== 'off');
   const [result, setResult] = useState<ScanResult>();
+  // The scan on its way to the server: the previous answer is covered at once, so it is never
+  // read as the answer for the guest now at the door.
+  const [checking, setChecking] = useState<Checking>();
+  // Every scan's own answer, newest first, so one that a faster scan replaced is still seen.
+  const [recent, setRecent] = useState<ScanResult[]>([]);
   const [spoken, setSpoken] = useState({ text: '', serial: 0 });
   const [accepted, setAccepted] = useState<Accepted>();
   const [panel, setPanel] = useState<Panel>('none');
@@ -111,6 +120,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   /** Shows an answer unless a later scan's answer is already on screen. */
   const show = useCallback(
     (next: ScanResult) => {
+      setRecent((list) => (list.some((r) => r.serial === next.serial) ? list.map((r) => (r.serial === next.serial ? next : r)) : [next, ...list].slice(0, RECENT_LOG)));
+      setChecking((c) => (c && c.serial <= next.serial ? undefined : c));
       if (next.serial < shownSerial.current) return;
       shownSerial.current = next.serial;
       setResult(next);
@@ -119,6 +130,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     },
     [types],
   );
+
+  const settleTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(settleTimer.current), []);
 
   const refreshStats = useCallback(async (): Promise<boolean> => {
     try {
@@ -131,6 +145,13 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       return false;
     }
   }, [api, event.id]);
+
+  /** Counters now, and again once the server's copy of the stats is surely fresh. */
+  const statsAfterScan = useCallback(() => {
+    void refreshStats();
+    clearTimeout(settleTimer.current);
+    settleTimer.current = setTimeout(() => void refreshStats(), STATS_SETTLE_MS);
+  }, [refreshStats]);
 
   const countPending = useCallback(async () => {
     const waiting = await queuedScans().catch(() => []);
@@ -162,9 +183,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       flushing.current = false;
       // A "queued" answer still on screen is out of date once its scan has been sent.
       if ((await countPending()) === 0) setResult((shown) => (shown?.outcome === 'queued' ? undefined : shown));
-      void refreshStats();
+      statsAfterScan();
     }
-  }, [api, event.id, countPending, refreshStats]);
+  }, [api, countPending, statsAfterScan]);
 
   useEffect(() => {
     void countPending().then((n) => {
@@ -187,6 +208,9 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     async (kind: CodeKind, code: string, options: { direction?: Direction; label?: string } = {}) => {
       serial.current += 1;
       const mine = serial.current;
+      const shownAs = options.label ?? code;
+      setChecking({ serial: mine, code: shownAs });
+      setRecent((list) => [{ outcome: 'checking' as const, code: shownAs, serial: mine }, ...list].slice(0, RECENT_LOG));
       const send: ScanSend = {
         uid: newUid(),
         kind,
@@ -205,10 +229,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         const next = resultOf(answer, send, mine);
         show(next);
         if (answer.status === 201 && next.checkinId) setAccepted({ checkinId: next.checkinId, guest: next.guest });
-        void refreshStats();
+        statsAfterScan();
         if (pending > 0) void flush();
       } catch (err) {
-        if (err instanceof SessionExpiredError) return;
+        if (err instanceof SessionExpiredError) return setChecking(undefined);
         if (err instanceof OfflineError) {
           try {
             await queueScan({ ...send, eventId: event.id, queuedAt: Date.now() });
@@ -223,7 +247,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         show({ outcome: 'refused', code, message: (err as Error).message, serial: mine });
       }
     },
-    [api, event.id, direction, session, station, nfcFallback, pending, show, refreshStats, flush, countPending],
+    [api, event.id, direction, session, station, nfcFallback, pending, show, statsAfterScan, flush, countPending],
   );
 
   const submitScan = (e: FormEvent) => {
@@ -249,14 +273,14 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         show({ outcome: 'undone', code: '', guest: accepted.guest, serial: serial.current });
         setAccepted(undefined);
         setNotice(undefined);
-        void refreshStats();
+        statsAfterScan();
       } else {
         setNotice(detailOf(answer.body) ?? `Undo failed (${answer.status}).`);
       }
     } catch (err) {
       if (err instanceof OfflineError) setNotice('Undo needs the server; try again when it is back.');
     }
-  }, [accepted, api, event.id, focusScan, refreshStats, show]);
+  }, [accepted, api, event.id, focusScan, statsAfterScan, show]);
 
   const pickSession = (picked?: SessionSummary) => {
     setSession(picked);
@@ -411,7 +435,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
           </button>
         </form>
 
-        <ResultPanel result={result} types={types} onDismiss={focusScan} />
+        <ResultPanel result={result} checking={checking} types={types} onDismiss={focusScan} />
+        <RecentScans scans={recent} />
         {/* A new node per scan, so the same words twice are announced twice. */}
         <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
           <p key={spoken.serial}>{spoken.text}</p>

@@ -3,6 +3,12 @@ import type { GuestSummary, RegistrationType, ScanResult } from '../types';
 
 type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle';
 
+/** A scan sent and not yet answered. */
+export interface Checking {
+  serial: number;
+  code: string;
+}
+
 interface View {
   tone: Tone;
   icon: string;
@@ -25,6 +31,16 @@ export function typeName(guest: GuestSummary | undefined, types: RegistrationTyp
   return types.find((t) => t.id === ref)?.name ?? '';
 }
 
+/** " (12 min ago)": how long since the first entry, so a ticket passed back out is spotted. */
+function ago(apiDatetime: string): string {
+  const then = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(apiDatetime) ? apiDatetime : `${apiDatetime}Z`);
+  if (Number.isNaN(then)) return '';
+  const minutes = Math.max(0, Math.floor((Date.now() - then) / 60000));
+  if (minutes < 1) return ' (just now)';
+  if (minutes < 120) return ` (${minutes} min ago)`;
+  return ` (${Math.floor(minutes / 60)} h ago)`;
+}
+
 /** Long names step down in size so they still fit the panel on two or three lines. */
 function nameSize(name: string): string {
   if (name.length > 32) return ' xlong';
@@ -40,7 +56,7 @@ function viewOf(result: ScanResult): View {
     case 'checked_out':
       return { tone: 'blue', icon: '↩', headline: 'Checked out' };
     case 'already_checked_in':
-      return { tone: 'amber', icon: '!', headline: 'Already checked in', detail: result.checkedInAt ? `since ${localTime(result.checkedInAt)}` : undefined };
+      return { tone: 'amber', icon: '!', headline: 'Already checked in', detail: result.checkedInAt ? `since ${localTime(result.checkedInAt)}${ago(result.checkedInAt)}` : undefined };
     case 'not_checked_in':
       return { tone: 'amber', icon: '!', headline: 'Not checked in', detail: 'Nothing to check out' };
     case 'not_found':
@@ -53,6 +69,8 @@ function viewOf(result: ScanResult): View {
       return { tone: 'red', icon: '✕', headline: 'Session full', detail: result.sessionName ? `No room left in ${result.sessionName}` : undefined };
     case 'queued':
       return { tone: 'grey', icon: '⋯', headline: 'Queued', detail: `Offline: ${result.code} is stored and will be sent when the server is back` };
+    case 'checking':
+      return { tone: 'grey', icon: '…', headline: 'Checking' };
     case 'undone':
       return { tone: 'grey', icon: '↶', headline: 'Undone', detail: 'The last scan was taken back' };
     default:
@@ -68,10 +86,19 @@ export function announcement(result: ScanResult, types: RegistrationType[]): str
 }
 
 /** The answer to the last scan, filling the stage; the next scan replaces it. */
-export function ResultPanel({ result, types, onDismiss }: { result?: ScanResult; types: RegistrationType[]; onDismiss?: () => void }) {
+export function ResultPanel({ result, checking, types, onDismiss }: { result?: ScanResult; checking?: Checking; types: RegistrationType[]; onDismiss?: () => void }) {
+  // Covers the previous answer while the next scan is on its way (shown only if the server
+  // takes longer than a blink, so a quick answer does not flicker).
+  const cover = checking && (
+    <div className="checking" data-testid="checking" aria-hidden="true">
+      <p className="headline">Checking…</p>
+      <p className="detail">{checking.code}</p>
+    </div>
+  );
   if (!result) {
     return (
       <section className="result tone-idle" data-outcome="idle">
+        {cover}
         <div className="result-icon" aria-hidden="true">
           ⌁
         </div>
@@ -87,6 +114,7 @@ export function ResultPanel({ result, types, onDismiss }: { result?: ScanResult;
   const type = typeName(result.guest, types);
   return (
     <section key={result.serial} className={`result tone-${view.tone} flash`} data-outcome={result.outcome} onClick={onDismiss}>
+      {cover}
       <div className="result-icon" aria-hidden="true">
         {view.icon}
       </div>
@@ -103,5 +131,25 @@ export function ResultPanel({ result, types, onDismiss }: { result?: ScanResult;
         {result.replayed && <p className="detail small">Sent from the offline queue</p>}
       </div>
     </section>
+  );
+}
+
+/** The last scans, newest first, each with its own answer: one a faster scan replaced is still seen. */
+export function RecentScans({ scans }: { scans: ScanResult[] }) {
+  return (
+    <ol className="recent" aria-label="Last scans" data-testid="recent">
+      {scans.map((scan) => {
+        const view = viewOf(scan);
+        return (
+          <li key={scan.serial} className={`tone-${view.tone}`} data-outcome={scan.outcome} title={view.headline}>
+            <span className="recent-icon" aria-hidden="true">
+              {view.icon}
+            </span>
+            <span className="recent-who">{guestName(scan.guest) || scan.code}</span>
+            <span className="sr-only">{view.headline}</span>
+          </li>
+        );
+      })}
+    </ol>
   );
 }

@@ -31,6 +31,16 @@ export class DoorPage {
     return this.page.locator('.result');
   }
 
+  /** The cover over the last answer while a scan is on its way to the server. */
+  checking() {
+    return this.page.getByTestId('checking');
+  }
+
+  /** The last scans, newest first, each with its own answer (`data-outcome`). */
+  recent() {
+    return this.page.getByRole('list', { name: 'Last scans' }).locator('li');
+  }
+
   announcer() {
     return this.page.getByTestId('announcer');
   }
@@ -38,6 +48,12 @@ export class DoorPage {
   /** Types the code and Enter into whatever has the focus, as a keyboard-wedge reader does. */
   async scan(code: string): Promise<void> {
     await this.page.keyboard.type(code, { delay: 5 });
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** A reader at full speed: the code and Enter with no pause between keys. */
+  async scanFast(code: string): Promise<void> {
+    await this.page.keyboard.type(code);
     await this.page.keyboard.press('Enter');
   }
 

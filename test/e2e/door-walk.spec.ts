@@ -1,0 +1,205 @@
+import { expect, test, type Route } from '@playwright/test';
+import { DoorServer } from './door-server';
+import { DoorPage } from './pages/door-page';
+import { checkinsOf, seedEvent, type Seed } from './seed';
+
+// What a door person meets in a long shift: a fast queue, a slow network, Caps Lock, long
+// names, and a reload while scans are waiting to be sent.
+
+let server: DoorServer;
+let seed: Seed;
+
+test.beforeAll(async () => {
+  server = await DoorServer.start();
+  seed = await seedEvent(server, 'Walk Night');
+});
+
+test.afterAll(async () => {
+  await server?.dispose();
+});
+
+const CHECKINS = '**/api/v1/events/*/checkins';
+
+/** Holds the check-in POSTs whose body names `code` until `release` is called. */
+async function holdScansOf(page: DoorPage['page'], code: string) {
+  const held: Route[] = [];
+  await page.route(CHECKINS, async (route) => {
+    if (route.request().method() === 'POST' && route.request().postData()?.includes(`"${code}"`)) held.push(route);
+    else await route.fallback();
+  });
+  return {
+    held,
+    release: async () => {
+      for (const route of held.splice(0)) await route.fallback();
+    },
+  };
+}
+
+test('a lower-case code or one typed with Caps Lock on still finds the guest', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.scan(`  ${seed.guests.edsger.barcode.toLowerCase()} `);
+  await door.expectResult('checked_in', 'Edsger Dijkstra');
+  // Caps Lock on a wedge reader swaps every letter's case.
+  await door.scan('mh-0006');
+  await door.expectResult('checked_in', 'Margaret Hamilton');
+  await door.scan(seed.guests.margaret.barcode);
+  await door.expectResult('already_checked_in', 'Margaret Hamilton', /since \d\d:\d\d.*\(just now\)/);
+  expect(await checkinsOf(server, seed.eventId, seed.guests.edsger.id)).toHaveLength(1);
+  expect(await checkinsOf(server, seed.eventId, seed.guests.margaret.id)).toHaveLength(1);
+  // Nobody under either case: the red answer names the code as it was typed.
+  await door.scan('nobody-here');
+  await door.expectResult('not_found', 'Code nobody-here');
+});
+
+test('Enter on an empty field sends nothing and keeps the answer', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.scan('EMPTY-TEST-404');
+  await door.expectResult('not_found', 'EMPTY-TEST-404');
+  let posts = 0;
+  page.on('request', (r) => r.method() === 'POST' && r.url().includes('/checkins') && posts++);
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('   ');
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+  expect(posts).toBe(0);
+  await door.expectResult('not_found', 'EMPTY-TEST-404');
+  await expect(door.recent()).toHaveCount(1);
+});
+
+test('a scan still on its way covers the last answer at once; a slower earlier answer never replaces a later one', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.scan(seed.guests.tim.barcode);
+  await door.expectResult('checked_in', 'Tim Berners-Lee');
+
+  // The network is slow for Barbara: Tim's green must not stand for her.
+  const slow = await holdScansOf(page, seed.guests.barbara.barcode);
+  await door.scan(seed.guests.barbara.barcode);
+  await expect(door.checking()).toBeVisible();
+  await expect(door.checking()).toContainText(seed.guests.barbara.barcode);
+  await expect(door.recent().first()).toHaveAttribute('data-outcome', 'checking');
+  await expect(door.scanField()).toBeFocused();
+  await door.screenshot('40-checking');
+
+  // The next guest is scanned before Barbara's answer is back, and answered first.
+  await door.scan(seed.guests.donald.barcode);
+  await door.expectResult('checked_in', 'Donald Knuth');
+  await expect(door.checking()).toBeHidden();
+  await slow.release();
+  // Barbara's answer arrives late: it goes to the list of last scans, not over Donald.
+  await expect(door.recent().filter({ hasText: 'Barbara Liskov' })).toHaveAttribute('data-outcome', 'checked_in');
+  await expect(door.result()).toContainText('Donald Knuth');
+  await expect(door.recent()).toHaveCount(3);
+  await expect(door.recent().nth(0)).toContainText('Donald Knuth');
+  await expect(door.recent().nth(1)).toContainText('Barbara Liskov');
+  await expect(door.recent().nth(2)).toContainText('Tim Berners-Lee');
+  expect(await checkinsOf(server, seed.eventId, seed.guests.barbara.id)).toHaveLength(1);
+});
+
+test('30 codes typed at reader speed each get their own answer and are counted once', async ({ page }) => {
+  const codes: string[] = [];
+  for (let i = 0; i < 30; i += 1) {
+    const code = `RUSH-${String(i).padStart(3, '0')}`;
+    await server.must(201, 'POST', `/events/${seed.eventId}/guests`, {
+      registration_type: seed.types.general,
+      first_name: 'Rush',
+      last_name: `Guest ${i}`,
+      email: `rush${i}@example.test`,
+      barcode: code,
+    });
+    codes.push(code);
+  }
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  const answers: string[] = [];
+  page.on('response', async (r) => {
+    if (r.request().method() === 'POST' && r.url().includes('/checkins')) answers.push((await r.json()).status);
+  });
+  const before = (await checkinsOf(server, seed.eventId)).length;
+  for (const code of codes) await door.scanFast(code);
+
+  await door.expectResult('checked_in', 'Rush Guest 29');
+  await expect.poll(() => answers.length).toBe(30);
+  expect(answers.every((status) => status === 'checked_in')).toBe(true);
+  // The newest answers stay listed in scan order, none still waiting.
+  const listed = door.recent();
+  await expect(listed.first()).toContainText('Rush Guest 29');
+  for (let i = 0; i < 5; i += 1) {
+    await expect(listed.nth(i)).toContainText(`Rush Guest ${29 - i}`);
+    await expect(listed.nth(i)).toHaveAttribute('data-outcome', 'checked_in');
+  }
+  const after = await checkinsOf(server, seed.eventId);
+  expect(after.length - before).toBe(30);
+  expect(new Set(after.map((c) => c.guest_id)).size).toBe(after.length);
+});
+
+test('the buttons under the answer do not move whatever the answer says', async ({ page }) => {
+  const long = await server.must<{ id: number }>(201, 'POST', `/events/${seed.eventId}/guests`, {
+    registration_type: seed.types.vip,
+    first_name: 'Maria Fernanda',
+    last_name: 'de los Santos Villanueva-Oyelaran',
+    email: 'maria@example.test',
+    company: 'Internationale Vereniging voor Evenementenbeheer en Toegangscontrole Nederland',
+    barcode: 'LONG-0001',
+  });
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  const actions = page.getByRole('navigation', { name: 'Door actions' });
+  const idle = await actions.boundingBox();
+  await door.scan('LONG-0001');
+  await door.expectResult('checked_in', 'Maria Fernanda');
+  const green = await actions.boundingBox();
+  await door.scan('LONG-0001');
+  await door.expectResult('already_checked_in', 'Maria Fernanda');
+  const amber = await actions.boundingBox();
+  await door.screenshot('41-amber-long-name');
+  expect(green).toEqual(idle);
+  expect(amber).toEqual(idle);
+  // Everything of the answer is inside the viewport, and the buttons are on one row.
+  expect(idle!.y + idle!.height).toBeLessThanOrEqual(800);
+  expect(idle!.height).toBeLessThan(60);
+  // The time of first entry, the last line of the amber answer, is not cut off.
+  const since = await door.result().locator('.detail').boundingBox();
+  const panel = await door.result().boundingBox();
+  expect(since!.y + since!.height).toBeLessThanOrEqual(panel!.y + panel!.height);
+  expect(await checkinsOf(server, seed.eventId, long.id)).toHaveLength(1);
+});
+
+test('scans queued offline survive a reload in IndexedDB and are replayed once', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  // The network to the server fails for check-ins only, so the page itself can still reload.
+  const offline = (route: Route) => route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.fallback();
+  await page.route(CHECKINS, offline);
+  await door.scan(seed.guests.john.barcode);
+  await door.expectResult('queued', 'Queued');
+  await door.scan(seed.guests.radia.barcode);
+  await expect(door.pending()).toHaveText('2 queued');
+
+  await page.reload();
+  await expect(door.scanField()).toBeFocused();
+  await expect(door.pending()).toHaveText('2 queued');
+  await page.unroute(CHECKINS, offline);
+
+  await expect(door.pending()).toBeHidden({ timeout: 15_000 });
+  const replayed = page.getByRole('region', { name: 'Sent from the offline queue' }).locator('li');
+  await expect(replayed).toHaveCount(2);
+  await page.reload();
+  await expect(door.scanField()).toBeFocused();
+  await page.waitForTimeout(4500);
+  expect(await checkinsOf(server, seed.eventId, seed.guests.john.id)).toHaveLength(1);
+  expect(await checkinsOf(server, seed.eventId, seed.guests.radia.id)).toHaveLength(1);
+});
+
+test('the counters show a scan within a few seconds although the server keeps a copy of the stats', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  // The stats just fetched on opening are the server's copy for the next two seconds.
+  const before = await door.count('checked-in');
+  await door.scan(seed.guests.frances.barcode);
+  await door.expectResult('checked_in', 'Frances Allen');
+  // Sooner than the next 4-second poll.
+  await expect(door.checkedIn()).toHaveText(String(before + 1), { timeout: 3300 });
+});
