@@ -40,6 +40,8 @@ export interface ChildServer {
   peakRssMb(): number;
   /** CPU time the process has used so far (user + system, all threads), in ms. */
   cpuMs(): number;
+  /** The same for its main thread alone (JavaScript, HTTP, GC's own pauses): the rest is SQLite's and V8's helper threads. */
+  mainThreadCpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -54,15 +56,22 @@ function readVmHwmMb(pid: number): number {
   }
 }
 
-/** utime + stime of a process from /proc/<pid>/stat, in ms (clock ticks of 10 ms). */
-export function readCpuMs(pid: number): number {
+/** utime + stime of a process (or, with `tid`, of one of its threads) from /proc, in ms (clock ticks of 10 ms). */
+export function readCpuMs(pid: number, tid?: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return NaN;
   }
+}
+
+/** CPU time every process on the machine has used so far (from /proc/stat), in ms. */
+export function machineCpuMs(): number {
+  const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return (user + nice + system + irq + softirq + steal) * 10;
 }
 
 /** Spawns a server process and resolves once it prints the line matching `ready` (group 1: URL). */
@@ -90,6 +99,7 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
             return peak;
           },
           cpuMs: () => readCpuMs(child.pid as number),
+          mainThreadCpuMs: () => readCpuMs(child.pid as number, child.pid as number),
           stop: async () => {
             sample();
             clearInterval(poll);

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { machineCpuMs } from './common';
 
 export interface LoadOptions {
   url: string;
@@ -12,6 +13,8 @@ export interface LoadOptions {
   amount: number;
   /** The server's CPU clock (ms), read before and after the run. */
   serverCpuMs?: () => number;
+  /** Its main thread's CPU clock (ms). */
+  serverMainThreadCpuMs?: () => number;
 }
 
 export interface LoadResult {
@@ -23,12 +26,19 @@ export interface LoadResult {
   errors: number;
   /** Server CPU (all threads) per request, in µs: a figure other work on the machine barely moves. */
   serverCpuUsPerRequest?: number;
+  /** The server's main thread's share of that. */
+  serverMainThreadUsPerRequest?: number;
+  /** CPU that neither the server nor this load generator used during the run (other work on the machine), in ms. */
+  otherCpuMs: number;
 }
 
 /** Drives `amount` requests over `connections` keep-alive connections with autocannon. */
 export async function drive(options: LoadOptions): Promise<LoadResult> {
   let i = 0;
   const cpuBefore = options.serverCpuMs?.();
+  const mainBefore = options.serverMainThreadCpuMs?.();
+  const machineBefore = machineCpuMs();
+  const selfBefore = process.cpuUsage();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -51,6 +61,10 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
   });
   const seconds = result.duration;
   const cpuAfter = options.serverCpuMs?.();
+  const mainAfter = options.serverMainThreadCpuMs?.();
+  const self = process.cpuUsage(selfBefore);
+  const perRequest = (before?: number, after?: number) =>
+    before === undefined || after === undefined ? undefined : Math.round(((after - before) * 1000) / result.requests.total);
   return {
     requestsPerSecond: Math.round(result.requests.total / seconds),
     p50Ms: result.latency.p50,
@@ -58,6 +72,8 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    serverCpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round(((cpuAfter - cpuBefore) * 1000) / result.requests.total),
+    serverCpuUsPerRequest: perRequest(cpuBefore, cpuAfter),
+    serverMainThreadUsPerRequest: perRequest(mainBefore, mainAfter),
+    otherCpuMs: Math.max(0, Math.round(machineCpuMs() - machineBefore - (cpuAfter ?? 0) + (cpuBefore ?? 0) - (self.user + self.system) / 1000)),
   };
 }
