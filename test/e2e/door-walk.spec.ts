@@ -203,3 +203,17 @@ test('the counters show a scan within a few seconds although the server keeps a 
   // Sooner than the next 4-second poll.
   await expect(door.checkedIn()).toHaveText(String(before + 1), { timeout: 3300 });
 });
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('a run of scans never widens the page sideways', async ({ page }) => {
+    const door = new DoorPage(page);
+    await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+    for (const code of ['PHONE-1', 'PHONE-2', seed.guests.ada.barcode, 'PHONE-3', seed.guests.ada.barcode]) await door.scan(code);
+    await door.expectResult('already_checked_in', 'Ada Lovelace');
+    await expect(door.recent()).toHaveCount(5);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await door.screenshot('42-phone-after-a-run');
+  });
+});
