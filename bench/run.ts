@@ -53,7 +53,7 @@ const SECTIONS: Section[] = [
       const amount = Math.min(50_000, Math.floor(ctx.seeded.guests * 0.5));
       const floor = await benchFloor({ connections: CONNECTIONS, amount, warmup }, ctx.log);
       const checkin = await benchCheckin(
-        { baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount, serverCpuMs: ctx.server.cpuMs },
+        { baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount, serverCpuMs: ctx.server.cpuMs, serverMainThreadCpuMs: ctx.server.mainThreadCpuMs },
         ctx.log,
       );
       ctx.scanned = warmup + amount;

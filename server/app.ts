@@ -12,7 +12,7 @@ import { createRegistry, openApiDocument } from './openapi';
 import type { RouteDeps } from './route';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
-import { checkinsRouter, scanFastPath } from './routes/checkins';
+import { checkinsRouter, scanFastPath, scanFirst } from './routes/checkins';
 import { eventFilesRouter } from './routes/event-files';
 import { guestsCsvRouter } from './routes/guests-csv';
 import { eventsRouter } from './routes/events';
@@ -48,8 +48,10 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
 
   const app = express();
   app.disable('x-powered-by');
-  // The door's scan, ahead of the request logger and body parsers (it logs and parses itself).
-  app.use(scanFastPath(deps, logger));
+  // The door's scan, ahead of the request logger and body parsers (it logs and parses itself);
+  // `listener` runs it before Express altogether (scanFirst), Express then gets what it declines.
+  const scan = scanFastPath(deps, logger);
+  app.use(scan);
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();
@@ -71,5 +73,5 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps };
+  return { app, deps, listener: scanFirst(scan, app) };
 }

@@ -50,7 +50,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   const db = createDb(config.db);
   await migrateLatest(db);
   await ensureAdmin(db, config);
-  const { app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  const { listener: app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   try {
