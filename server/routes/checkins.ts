@@ -119,7 +119,7 @@ export function scanFastPath(deps: RouteDeps, logger: Logger) {
       }
       const caller = await deps.auth.authenticate(req);
       const eventId = eventIdOf(match![1]);
-      if (eventId === undefined) throw new NotFoundError();
+      if (eventId === undefined) throw new NotFoundError(MSG.eventNotFound);
       if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ValidationError({ detail: MSG.bodyNotObject });
       if (hasUndecodableText(raw, json)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
       const reply = await answerScan(desk, caller, eventId, parseInput(CheckinCreate, json));

@@ -167,6 +167,14 @@ describe('check-ins', () => {
       assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 0);
     });
 
+    it('answers the event 404 for an event id that is not a number', async () => {
+      for (const id of ['abc', '1.0', '99999999999999999999']) {
+        const res = await server.post(`/events/${id}/checkins`, { barcode: 'ANY' });
+        assert.equal(res.status, 404, id);
+        assert.deepEqual(res.body, { detail: MSG.eventNotFound });
+      }
+    });
+
     it('answers the event 404 for an event out of scope, and scans nothing', async () => {
       const { a, b } = await twoOrganisers(server);
       const typeA = await seedRegistrationType(server, a.eventId);
