@@ -31,7 +31,15 @@ export function App() {
     setNotice(message);
   }, []);
 
-  const api = useMemo(() => (token ? new Api(token, (detail) => signOut(detail)) : undefined), [token, signOut]);
+  // An expired token or revoked key mid-shift: sign in again and the door is back on the same
+  // event (the door screen sends the station back to the picker if the new sign-in cannot see it).
+  const expired = useCallback((detail: string) => {
+    localStorage.removeItem(TOKEN_KEY);
+    setToken(null);
+    setNotice(detail);
+  }, []);
+
+  const api = useMemo(() => (token ? new Api(token, expired) : undefined), [token, expired]);
 
   const signedIn = (newToken: string) => {
     localStorage.setItem(TOKEN_KEY, newToken);

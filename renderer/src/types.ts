@@ -65,6 +65,8 @@ export interface ScanResult {
   message?: string;
   sessionName?: string;
   replayed?: boolean;
+  /** The scan's client uid, so its queued entry can be matched with its replayed answer. */
+  uid?: string;
   /** Increments per result so the same answer twice still flashes. */
   serial: number;
 }

@@ -1,6 +1,7 @@
 import { expect, test, type Route } from '@playwright/test';
-import { DoorServer } from './door-server';
+import { ADMIN, DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
+import { SignInPage } from './pages/sign-in-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 
 // What a door person meets in a long shift: a fast queue, a slow network, Caps Lock, long
@@ -216,4 +217,46 @@ test.describe('on a phone', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await door.screenshot('42-phone-after-a-run');
   });
+});
+
+test('a key revoked mid-shift: the scan made at that moment is kept, and signing in again goes straight back to the door', async ({ page }) => {
+  const made = await server.must<{ id: number; key: string }>(201, 'POST', `/groups/${seed.groupId}/api_keys`, { name: 'revoked mid-shift' });
+  const guest = await server.must<{ id: number }>(201, 'POST', `/events/${seed.eventId}/guests`, {
+    registration_type: seed.types.general,
+    first_name: 'Night',
+    last_name: 'Owl',
+    email: 'owl@example.test',
+    barcode: 'OWL-0001',
+  });
+  const door = new DoorPage(page);
+  await door.open(server.url, made.key, { id: seed.eventId, name: seed.eventName });
+  await server.must(204, 'DELETE', `/groups/${seed.groupId}/api_keys/${made.id}`);
+  await door.scan('OWL-0001');
+  const signIn = new SignInPage(page);
+  await expect(page.getByRole('status')).toHaveText('Your session has expired. Please relogin.');
+  await door.screenshot('43-key-revoked');
+  expect(await checkinsOf(server, seed.eventId, guest.id)).toHaveLength(0);
+
+  await signIn.signIn(ADMIN.username, ADMIN.password);
+  await expect(page.getByRole('heading', { name: seed.eventName })).toBeVisible();
+  await expect(door.scanField()).toBeFocused();
+  await expect.poll(() => checkinsOf(server, seed.eventId, guest.id).then((c) => c.length), { timeout: 10_000 }).toBe(1);
+  await expect(door.pending()).toBeHidden();
+  await page.waitForTimeout(4500);
+  expect(await checkinsOf(server, seed.eventId, guest.id)).toHaveLength(1);
+});
+
+test('a queued scan in the list of last scans turns into the answer it got once sent', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  const offline = (route: Route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.fallback());
+  await page.route(CHECKINS, offline);
+  await door.scan(seed.guests.grace.barcode);
+  await door.expectResult('queued', 'Queued');
+  await expect(door.recent().first()).toHaveAttribute('data-outcome', 'queued');
+  await page.unroute(CHECKINS, offline);
+  await expect(door.pending()).toBeHidden({ timeout: 15_000 });
+  await expect(door.recent().first()).toHaveAttribute('data-outcome', 'checked_in');
+  await expect(door.recent().first()).toContainText('Grace Hopper');
+  expect(await checkinsOf(server, seed.eventId, seed.guests.grace.id)).toHaveLength(1);
 });

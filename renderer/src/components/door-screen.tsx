@@ -177,6 +177,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         serial.current += 1;
         const done = { ...resultOf(answer, item, serial.current), replayed: true };
         setReplayed((list) => [done, ...list].slice(0, REPLAY_LOG));
+        // The "queued" entry among the last scans becomes the answer it finally got.
+        setRecent((list) => list.map((r) => (r.uid === item.uid && r.outcome === 'queued' ? { ...done, serial: r.serial } : r)));
         await countPending();
       }
     } finally {
@@ -232,13 +234,19 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         statsAfterScan();
         if (pending > 0) void flush();
       } catch (err) {
-        if (err instanceof SessionExpiredError) return setChecking(undefined);
+        if (err instanceof SessionExpiredError) {
+          // The screen goes back to sign-in; the guest was scanned all the same, so the scan
+          // waits in the queue and is sent (with its uid and time) once someone signs in again.
+          setChecking(undefined);
+          await queueScan({ ...send, eventId: event.id, queuedAt: Date.now() }).catch(() => undefined);
+          return;
+        }
         if (err instanceof OfflineError) {
           try {
             await queueScan({ ...send, eventId: event.id, queuedAt: Date.now() });
             setOnline(false);
             await countPending();
-            show({ outcome: 'queued', code: options.label ?? code, sessionName: send.sessionName, serial: mine });
+            show({ outcome: 'queued', code: options.label ?? code, sessionName: send.sessionName, serial: mine, uid: send.uid });
           } catch {
             show({ outcome: 'refused', code, message: 'Offline, and this browser cannot store the scan. Try again.', serial: mine });
           }
