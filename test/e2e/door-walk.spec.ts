@@ -260,3 +260,23 @@ test('a queued scan in the list of last scans turns into the answer it got once 
   await expect(door.recent().first()).toContainText('Grace Hopper');
   expect(await checkinsOf(server, seed.eventId, seed.guests.grace.id)).toHaveLength(1);
 });
+
+test.describe('on a phone, offline', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('going offline with scans queued does not push the answer down', async ({ page }) => {
+    const door = new DoorPage(page);
+    await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+    const top = (await door.result().boundingBox())!.y;
+    const offline = (route: Route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.fallback());
+    await page.route(CHECKINS, offline);
+    await door.scan('PHONE-OFFLINE-1');
+    await door.expectResult('queued', 'Queued');
+    await expect(door.pending()).toHaveText('1 queued');
+    expect((await door.result().boundingBox())!.y).toBe(top);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await door.screenshot('44-phone-offline-queued');
+    await page.unroute(CHECKINS, offline);
+    await expect(door.pending()).toBeHidden({ timeout: 15_000 });
+  });
+});

@@ -516,7 +516,13 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
           <section className="replayed" aria-label="Sent from the offline queue">
             <header className="row">
               <h2>Sent from the queue</h2>
-              <button type="button" onClick={() => setReplayed([])}>
+              <button
+                type="button"
+                onClick={() => {
+                  setReplayed([]);
+                  focusScan();
+                }}
+              >
                 Clear
               </button>
             </header>
