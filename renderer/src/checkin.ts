@@ -16,6 +16,8 @@ export interface ScanSend {
   label?: string;
 }
 
+const CODE_FIELDS = ['barcode', 'nfc_tag'];
+
 const STATUSES: readonly ScanStatus[] = [
   'checked_in',
   'checked_out',
@@ -81,6 +83,12 @@ export function resultOf(answer: ApiAnswer, scan: Pick<ScanSend, 'code' | 'label
   }
   if (status) {
     return { ...base, outcome: status, guest: body.guest as GuestSummary | undefined, checkedInAt: body.checked_in_at ?? null, message: body.details };
+  }
+  // A code the server will not even look up (two scans run together, a stray long barcode):
+  // for the door that is simply nobody's code.
+  const fields = Object.keys(body);
+  if (answer.status === 400 && fields.length > 0 && fields.every((f) => CODE_FIELDS.includes(f))) {
+    return { ...base, outcome: 'not_found', message: detailOf(body) };
   }
   return { ...base, outcome: 'refused', message: detailOf(answer.body) ?? `The server answered ${answer.status}.` };
 }

@@ -280,3 +280,12 @@ test.describe('on a phone, offline', () => {
     await expect(door.pending()).toBeHidden({ timeout: 15_000 });
   });
 });
+
+test('two scans run together (a code too long to be anyone\'s) answer red not found, not a form error', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  const runOn = `${seed.guests.ada.barcode}${'9'.repeat(150)}`;
+  await door.scanFast(runOn);
+  await door.expectResult('not_found', 'Not found', `Code ${runOn.slice(0, 32)}… (${runOn.length} characters)`);
+  await expect(door.result()).not.toContainText('Ensure');
+});

@@ -41,6 +41,12 @@ function ago(apiDatetime: string): string {
   return ` (${Math.floor(minutes / 60)} h ago)`;
 }
 
+/** A code as the door reads it: a run-on scan is cut, with its length, instead of filling the panel. */
+function shortCode(code: string): string {
+  const chars = [...code];
+  return chars.length > 40 ? `${chars.slice(0, 32).join('')}… (${chars.length} characters)` : code;
+}
+
 /** Long names step down in size so they still fit the panel on two or three lines. */
 function nameSize(name: string): string {
   if (name.length > 32) return ' xlong';
@@ -60,7 +66,7 @@ function viewOf(result: ScanResult): View {
     case 'not_checked_in':
       return { tone: 'amber', icon: '!', headline: 'Not checked in', detail: 'Nothing to check out' };
     case 'not_found':
-      return { tone: 'red', icon: '✕', headline: 'Not found', detail: `Code ${result.code}` };
+      return { tone: 'red', icon: '✕', headline: 'Not found', detail: `Code ${shortCode(result.code)}` };
     case 'inactive':
       return { tone: 'red', icon: '✕', headline: 'Inactive', detail: 'This registration is switched off' };
     case 'not_registered':
