@@ -70,3 +70,12 @@ export async function checkinsOf(server: DoorServer, eventId: number, guestId?: 
   const body = await server.must<{ results: any[] }>(200, 'GET', `/events/${eventId}/checkins?page_size=1000${guestId ? `&guest_id=${guestId}` : ''}`);
   return body.results.filter((c) => !c.undone_at);
 }
+
+/**
+ * The event's guests and those inside now, read from the guest list. The door screen's
+ * counters come from the stats, which the server may answer from a copy up to two seconds old.
+ */
+export async function guestCounts(server: DoorServer, eventId: number): Promise<{ total: number; checkedIn: number }> {
+  const body = await server.must<{ results: { checked_in: boolean }[] }>(200, 'GET', `/events/${eventId}/guests?page_size=1000`);
+  return { total: body.results.length, checkedIn: body.results.filter((g) => g.checked_in).length };
+}
