@@ -9,7 +9,7 @@ import { Authenticator } from './auth';
 import { Mailer } from './mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
-import type { RouteDeps } from './route';
+import { deferBodyErrors, type RouteDeps } from './route';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { checkinsRouter, scanFastPath, scanFirst } from './routes/checkins';
@@ -55,8 +55,8 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();
-  api.use(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] }));
-  api.use(express.urlencoded({ limit: JSON_LIMIT, extended: false }));
+  api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
+  api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
 
   const document = openApiDocument(registry);

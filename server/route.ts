@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import type { Db } from '../db/knex';
@@ -119,6 +119,24 @@ function hasUndecodableText(value: unknown): boolean {
   return false;
 }
 
+// A body the parsers refused, kept for route() to answer once the caller is known.
+const BODY_ERROR = Symbol('bodyError');
+type ParsedRequest = Request & { [BODY_ERROR]?: unknown };
+
+/**
+ * Runs a body parser but leaves its refusal (malformed JSON, too large, unknown charset) to
+ * route(), which answers it after the Authorization check: without a valid token every
+ * route answers 401, whatever the body.
+ */
+export function deferBodyErrors(parser: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    void parser(req, res, (err?: unknown) => {
+      if (err !== undefined && err !== null) (req as ParsedRequest)[BODY_ERROR] = err;
+      next();
+    });
+  };
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -182,6 +200,8 @@ export function resourceRouter(deps: RouteDeps) {
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
       const caller = def.public ? (undefined as unknown as Caller) : await deps.auth.authenticate(req);
+      const bodyError = (req as ParsedRequest)[BODY_ERROR];
+      if (bodyError !== undefined) throw bodyError;
       let params: unknown;
       if (def.params) {
         const parsed = def.params.safeParse(req.params);

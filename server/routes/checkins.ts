@@ -107,7 +107,9 @@ export function scanFastPath(deps: RouteDeps, logger: Logger) {
     });
 
     async function respond(raw: string): Promise<void> {
-      // As in the Express path: the body parser's errors first, then route()'s steps.
+      // As in route(): the caller first (no valid token is a 401 whatever the body), then what
+      // the body parser would refuse, then the path and the body.
+      const caller = await deps.auth.authenticate(req);
       if (size > SCAN_BODY_LIMIT) throw new HttpError(413, { detail: MSG.bodyTooLarge });
       let json: unknown = {};
       if (raw.length > 0) {
@@ -117,7 +119,6 @@ export function scanFastPath(deps: RouteDeps, logger: Logger) {
           throw new ValidationError({ detail: MSG.malformedJson });
         }
       }
-      const caller = await deps.auth.authenticate(req);
       const eventId = eventIdOf(match![1]);
       if (eventId === undefined) throw new NotFoundError(MSG.eventNotFound);
       if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ValidationError({ detail: MSG.bodyNotObject });

@@ -289,6 +289,7 @@ describe('check-ins', () => {
           assert.deepEqual(await post('{"barcode": '), { status: 400, type: 'application/json; charset=utf-8', body: { detail: MSG.malformedJson } });
           assert.deepEqual((await post('[1,2]')).body, { detail: MSG.bodyNotObject });
           assert.deepEqual((await post('{}', { authorization: '' })).body, { detail: MSG.sessionExpired });
+          assert.deepEqual((await post('{"barcode": ', { authorization: 'Token nope' })).body, { detail: MSG.sessionExpired });
           assert.deepEqual((await post(JSON.stringify({ barcode: 'NOBODY' }))).body, { details: MSG.guestNotFound, status: 'not_found' });
           // Declined by the fast path: Express's body parser and the declared route take it.
           const form = await newGuest();

@@ -106,6 +106,28 @@ describe('request bodies', () => {
     assert.equal((await server.db('groups').count({ n: '*' }))[0].n, before);
   });
 
+  it('answers 401, not the body\'s error, when no valid token comes with a body the parser refuses', async () => {
+    const refused: Array<{ rawBody: string; type: string }> = [
+      { rawBody: '{"name": "x",', type: 'application/json' },
+      { rawBody: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }), type: 'application/json' },
+      { rawBody: '{"name": "x"}', type: 'application/json; charset=latin-7' },
+    ];
+    const eventId = await createEvent(server, await createGroup(server));
+    // /checkins is the scan's fast path, which reads the body itself.
+    for (const [method, path] of [['POST', '/groups'], ['PUT', `/events/${eventId}`], ['POST', `/events/${eventId}/checkins`], ['POST', `/events/${eventId}/checkins/`]]) {
+      for (const { rawBody, type } of refused) {
+        for (const headers of [{ 'content-type': type }, { 'content-type': type, authorization: 'Token not-a-real-key' }] as Record<string, string>[]) {
+          const res = await server.request(method, path, { token: null, rawBody, headers });
+          assert.equal(res.status, 401, `${method} ${path} ${type} ${rawBody.slice(0, 20)}`);
+          assert.deepEqual(res.body, { detail: MSG.sessionExpired });
+        }
+      }
+    }
+    // With a valid token the body's own error stands.
+    const broken = await server.request('POST', `/events/${eventId}/checkins`, { rawBody: '{"barcode": ', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual([broken.status, broken.body], [400, { detail: MSG.malformedJson }]);
+  });
+
   it('answers 404 {detail} for unknown API routes', async () => {
     const res = await server.get('/no/such/route');
     assert.equal(res.status, 404);
