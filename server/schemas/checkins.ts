@@ -18,13 +18,20 @@ export const SCAN_STATUS = {
   notRegistered: 'not_registered',
 } as const;
 
-/** A scanned code: trimmed, not blank; at most the stored column width. */
+/**
+ * A scanned code: trimmed, not blank; at most the stored column width. A number is taken as
+ * its digits, as guest create takes it, so a guest made with a numeric barcode scans with it.
+ */
 function scannedCode() {
   return z
-    .string({ error: MSG.invalidString })
-    .trim()
-    .min(1, { error: MSG.blank })
-    .max(128, { error: 'Ensure this field has no more than 128 characters.' })
+    .preprocess(
+      (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v),
+      z
+        .string({ error: MSG.invalidString })
+        .trim()
+        .min(1, { error: MSG.blank })
+        .max(128, { error: 'Ensure this field has no more than 128 characters.' }),
+    )
     .optional();
 }
 

@@ -87,6 +87,24 @@ describe('check-ins', () => {
       assert.deepEqual(res2.body.guest, byId.summary);
     });
 
+    it('takes a numeric barcode or NFC tag as its digits, as guest create does', async () => {
+      const created = await server.post(`/events/${eventId}/guests`, {
+        registration_type: typeId,
+        first_name: 'Numeric',
+        last_name: 'Codes',
+        email: 'numeric@codes.test',
+        barcode: 4006381333931,
+        nfc_tag: 1234567,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const res = await scan(server, eventId, { barcode: 4006381333931 });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.guest.barcode, '4006381333931');
+      const again = await scan(server, eventId, { nfc_tag: 1234567 });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.guest.id, created.body.id);
+    });
+
     it('answers 409 already_checked_in with checked_in_at and the guest on a second scan', async () => {
       const guest = await newGuest();
       assert.equal((await scan(server, eventId, { barcode: guest.barcode, scanned_at: '2026-12-01T18:10' })).status, 201);
@@ -204,7 +222,8 @@ describe('check-ins', () => {
           [{ barcode: 'A', scanned_at: '01/12/2026 18:00' }, { scanned_at: [MSG.datetimeFormat] }],
           [{ barcode: 'A', scanned_at: '2026-02-30T18:00' }, { scanned_at: [MSG.datetimeFormat] }],
           [{ barcode: '   ' }, { barcode: [MSG.blank] }],
-          [{ barcode: 12345 }, { barcode: [MSG.invalidString] }],
+          [{ barcode: true }, { barcode: [MSG.invalidString] }],
+          [{ nfc_tag: ['04:A2'] }, { nfc_tag: [MSG.invalidString] }],
           [{ guest_id: 'seven' }, { guest_id: [MSG.invalidInteger] }],
           [{ barcode: 'A', session_id: 'main' }, { session_id: [MSG.invalidInteger] }],
           [{ barcode: 'A', station: 's'.repeat(129) }, { station: ['Ensure this field has no more than 128 characters.'] }],
