@@ -77,6 +77,61 @@ describe('GET /events/:event_id/stats', () => {
     });
   });
 
+  it('buckets arrivals across the hour and the day, skipping empty buckets, and counts only scans still standing', async () => {
+    const eventId = await createEvent(server, await createGroup(server));
+    const day = await seedRegistrationType(server, eventId, 'Day');
+    const night = await seedRegistrationType(server, eventId, 'Night');
+    const unsold = await seedRegistrationType(server, eventId, 'Unsold');
+    const [d1] = await seedGuests(server, eventId, day, [{ barcode: 'D1' }, { barcode: 'D2' }, { barcode: 'D3' }, { barcode: 'D4' }]);
+    await seedGuests(server, eventId, night, [{ barcode: 'N1' }]);
+    const talk = await createSession(server, eventId, { name: 'Talk' });
+
+    const ok = async (body: Record<string, unknown>) => {
+      const res = await scan(server, eventId, body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    };
+    await ok({ barcode: 'D1', station: 'West', scanned_at: '2026-12-01T18:57:00' });
+    await ok({ barcode: 'D2', station: 'West', scanned_at: '2026-12-01T18:59:59' });
+    await ok({ barcode: 'D3', scanned_at: '2026-12-01T19:00:00' });
+    await ok({ barcode: 'D3', station: 'East', direction: 'out', scanned_at: '2026-12-01T19:20:00' });
+    await ok({ barcode: 'D3', station: 'East', scanned_at: '2026-12-01T19:31:00' });
+    await ok({ barcode: 'N1', station: 'East', scanned_at: '2026-12-02T00:01:00' });
+    await ok({ barcode: 'N1', station: 'Talk door', session_id: talk, scanned_at: '2026-12-02T00:02:00' });
+    // A station whose only scan was undone is not listed, and the undone arrival not counted.
+    const mistake = await ok({ barcode: 'D4', station: 'Ghost', scanned_at: '2026-12-01T19:45:00' });
+    assert.equal((await server.delete(`/events/${eventId}/checkins/${mistake.id}`)).status, 204);
+    // Made inactive while inside: still in, and counted as inactive.
+    await server.db('guests').where({ id: d1 }).update({ objstatus: 2 });
+
+    const res = await server.get(`/events/${eventId}/stats`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, {
+      total: 5,
+      checked_in: 4,
+      inactive: 1,
+      registration_types: [
+        { id: day, name: 'Day', total: 4, checked_in: 3 },
+        { id: night, name: 'Night', total: 1, checked_in: 1 },
+        { id: unsold, name: 'Unsold', total: 0, checked_in: 0 },
+      ],
+      sessions: [{ id: talk, name: 'Talk', registered: 0, checked_in: 1, capacity: 10000, overbook_capacity: 0 }],
+      stations: [
+        { station: null, checked_in: 1, checked_out: 0 },
+        { station: 'East', checked_in: 2, checked_out: 1 },
+        { station: 'Talk door', checked_in: 1, checked_out: 0 },
+        { station: 'West', checked_in: 2, checked_out: 0 },
+      ],
+      // D3's return at 19:31 is an arrival of its own; the session scan is not one.
+      arrivals: [
+        { starts: '2026-12-01T18:55:00', checked_in: 2 },
+        { starts: '2026-12-01T19:00:00', checked_in: 1 },
+        { starts: '2026-12-01T19:30:00', checked_in: 1 },
+        { starts: '2026-12-02T00:00:00', checked_in: 1 },
+      ],
+    });
+  });
+
   it('lists scans with no station under station null', async () => {
     const eventId = await createEvent(server, await createGroup(server));
     const type = await seedRegistrationType(server, eventId);
