@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initialSchema from './20261122000000_initial_schema';
 import * as guestListOrderIndex from './20261122010000_guest_list_order_index';
+import * as statsGuestIndexes from './20261123000000_stats_guest_indexes';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -9,6 +10,7 @@ import * as guestListOrderIndex from './20261122010000_guest_list_order_index';
 const migrations: Record<string, Knex.Migration> = {
   '20261122000000_initial_schema': initialSchema,
   '20261122010000_guest_list_order_index': guestListOrderIndex,
+  '20261123000000_stats_guest_indexes': statsGuestIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,6 +1,7 @@
 import type { Conn } from '../knex';
 
 const BUCKET_MINUTES = 5;
+const GUEST_INACTIVE = 2;
 
 function n(value: unknown): number {
   return Number(value ?? 0);
@@ -12,27 +13,34 @@ function bucketOf(minute: string): string {
   return `${minute.slice(0, 14)}${String(mm).padStart(2, '0')}:00`;
 }
 
-/**
- * The door's numbers for one event. Every figure is an aggregate the database computes from
- * an index (guests by event and checked_in_at, by registration type; check-ins by event),
- * so it stays cheap at 100k guests; JavaScript only folds per-minute rows into 5-minute buckets.
- */
-export async function eventStats(db: Conn, eventId: number) {
-  const [totals] = await db('guests')
-    .where({ event_id: eventId })
-    .select(db.raw('COUNT(*) AS total'), db.raw('SUM(CASE WHEN objstatus = 2 THEN 1 ELSE 0 END) AS inactive'));
-  const [checkedIn] = await db('guests').where({ event_id: eventId }).whereNotNull('checked_in_at').count({ n: '*' });
+// Every door screen polls these figures, and each door scan waits behind them on the one
+// connection. So each guest figure is a count of one index range (the stats_guest_indexes
+// migration adds them): no row is read and nothing sorted. The figures per type walk the
+// distinct types with a recursive CTE, one index seek from each type to the next, and count
+// each type's range.
 
-  const types = await db('registration_types as rt')
-    .where('rt.event_id', eventId)
-    .select('rt.id', 'rt.name', db.raw('(SELECT COUNT(*) FROM guests g WHERE g.registration_type_id = rt.id) AS total'))
-    .orderBy('rt.id');
-  const typesIn = await db('guests')
-    .where({ event_id: eventId })
-    .whereNotNull('checked_in_at')
-    .groupBy('registration_type_id')
-    .select('registration_type_id', db.raw('COUNT(*) AS n'));
-  const inByType = new Map(typesIn.map((r: { registration_type_id: number; n: number }) => [r.registration_type_id, n(r.n)]));
+/**
+ * Each registration type the event's guests have, with how many are in and how many are not:
+ * together every guest of the event once. (Not-in entries carry no timestamp, so two ranges
+ * read less than one over all the type's guests and one over those in.)
+ */
+const GUESTS_BY_TYPE = `WITH RECURSIVE types(id) AS (
+    SELECT MIN(registration_type_id) FROM guests WHERE event_id = :event
+    UNION ALL
+    SELECT (SELECT MIN(registration_type_id) FROM guests WHERE event_id = :event AND registration_type_id > types.id)
+      FROM types WHERE types.id IS NOT NULL
+  )
+  SELECT id,
+    (SELECT COUNT(*) FROM guests g WHERE g.event_id = :event AND g.registration_type_id = types.id AND g.checked_in_at IS NULL) AS not_in,
+    (SELECT COUNT(*) FROM guests g WHERE g.event_id = :event AND g.registration_type_id = types.id AND g.checked_in_at IS NOT NULL) AS checked_in
+  FROM types WHERE id IS NOT NULL`;
+
+/** The door's numbers for one event; see above for how the guest figures stay cheap at 100k guests. */
+export async function eventStats(db: Conn, eventId: number) {
+  const byType: { id: number; not_in: number; checked_in: number }[] = await db.raw(GUESTS_BY_TYPE, { event: eventId });
+  const [inactive] = await db('guests').where({ event_id: eventId, objstatus: GUEST_INACTIVE }).count({ n: '*' });
+  const types = await db('registration_types').where({ event_id: eventId }).select('id', 'name').orderBy('id');
+  const ofType = new Map(byType.map((r) => [r.id, { total: n(r.not_in) + n(r.checked_in), checked_in: n(r.checked_in) }]));
 
   const sessions = await db('sessions as s')
     .where('s.event_id', eventId)
@@ -79,14 +87,14 @@ export async function eventStats(db: Conn, eventId: number) {
   }
 
   return {
-    total: n(totals?.total),
-    checked_in: n(checkedIn?.n),
-    inactive: n(totals?.inactive),
-    registration_types: types.map((t: { id: number; name: string; total: number }) => ({
+    total: [...ofType.values()].reduce((sum, t) => sum + t.total, 0),
+    checked_in: [...ofType.values()].reduce((sum, t) => sum + t.checked_in, 0),
+    inactive: n(inactive?.n),
+    registration_types: types.map((t: { id: number; name: string }) => ({
       id: t.id,
       name: t.name,
-      total: n(t.total),
-      checked_in: inByType.get(t.id) ?? 0,
+      total: ofType.get(t.id)?.total ?? 0,
+      checked_in: ofType.get(t.id)?.checked_in ?? 0,
     })),
     sessions: sessions.map((s: { id: number; name: string; capacity: number; overbook_capacity: number; registered: number }) => ({
       id: s.id,
