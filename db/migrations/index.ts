@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initialSchema from './20261122000000_initial_schema';
 import * as guestListOrderIndex from './20261122010000_guest_list_order_index';
 import * as statsGuestIndexes from './20261123000000_stats_guest_indexes';
+import * as statsCheckinIndexes from './20261123010000_stats_checkin_indexes';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122000000_initial_schema': initialSchema,
   '20261122010000_guest_list_order_index': guestListOrderIndex,
   '20261123000000_stats_guest_indexes': statsGuestIndexes,
+  '20261123010000_stats_checkin_indexes': statsCheckinIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
