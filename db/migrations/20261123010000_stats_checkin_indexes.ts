@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 // indexes alone (db/repositories/stats.ts), instead of reading every check-in row of the
 // event and sorting them for GROUP BY on every poll while door scans wait for the connection.
 // The arrivals index starts with (event_id, session_id), so it takes over that index's
-// lookups; the (event_id, scanned_at) index served only the arrivals figure. Both go, so a
+// lookups; nothing looked check-ins up by (event_id, scanned_at) but the arrivals figure
+// (elsewhere it only narrowed to the event, as the other event_id indexes do). Both go, so a
 // check-in still writes five index entries.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('checkins', (t) => {
