@@ -57,9 +57,10 @@ export async function listCheckins(db: Conn, eventId: number, filter: CheckinLis
 // Undo
 
 /** The guest's event-level door state, from the last accepted event-level scan still standing. */
-async function recomputeGuestState(trx: Trx, guestId: number, now: string): Promise<void> {
+async function recomputeGuestState(trx: Trx, eventId: number, guestId: number, now: string): Promise<void> {
+  // event_id too, so the (event_id, guest_id, session_id) index finds the guest's scans.
   const last = await trx<CheckinRow>('checkins')
-    .where({ guest_id: guestId })
+    .where({ event_id: eventId, guest_id: guestId })
     .whereNull('session_id')
     .whereNull('undone_at')
     .orderBy('id', 'desc')
@@ -77,7 +78,7 @@ export async function undoCheckin(trx: Trx, eventId: number, checkinId: number):
   if (!row) return false;
   const now = nowIso();
   await trx('checkins').where({ id: row.id }).update({ undone_at: now, modified: now });
-  if (row.session_id === null) await recomputeGuestState(trx, row.guest_id, now);
+  if (row.session_id === null) await recomputeGuestState(trx, eventId, row.guest_id, now);
   return true;
 }
 

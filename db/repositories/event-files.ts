@@ -765,7 +765,9 @@ export class EventMerger {
     if (this.eventCreated) return;
     const guestIds = [...this.checkinGuests];
     for (const part of chunks(guestIds, BATCH)) {
+      // event_id too, so the (event_id, guest_id, session_id) index finds each guest's scans.
       const checkins: Row[] = await this.trx('checkins')
+        .where('event_id', this.eventId)
         .whereIn('guest_id', part)
         .whereNull('session_id')
         .whereNull('undone_at')
