@@ -153,8 +153,11 @@ async function main(): Promise<void> {
       load: { connections: CONNECTIONS, guests, server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'out/main/serve.js (npm run serve)', server_log_level: 'warn' },
       metrics,
     };
-    fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    log('\nWritten to bench/results.json');
+    // bench/results.json is the record of a whole run; a partial or smaller run goes beside it.
+    const complete = !only && guests === 100_000;
+    const file = path.join(ROOT, 'bench', complete ? 'results.json' : 'results.partial.json');
+    fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    log(`\nWritten to ${path.relative(ROOT, file)}`);
   } finally {
     await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
