@@ -12,6 +12,13 @@ describe('GET /events/:event_id/stats', () => {
   });
   after(() => server.stop());
 
+  /** A scan that must be accepted (201), so the figures below count it. */
+  async function accepted(eventId: number, body: Record<string, unknown>) {
+    const res = await scan(server, eventId, body);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body;
+  }
+
   it('answers zeros and empty lists for an event nobody has scanned at', async () => {
     const eventId = await createEvent(server, await createGroup(server));
     const res = await server.get(`/events/${eventId}/stats`);
@@ -28,11 +35,7 @@ describe('GET /events/:event_id/stats', () => {
     const talk = await createSession(server, eventId, { name: 'Talk', capacity: 50, overbook_capacity: 5, access_control: true, auto_registration: true });
     const empty = await createSession(server, eventId, { name: 'Empty room' });
 
-    const ok = async (body: Record<string, unknown>) => {
-      const res = await scan(server, eventId, body);
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body;
-    };
+    const ok = (body: Record<string, unknown>) => accepted(eventId, body);
     await ok({ barcode: 'V1', station: 'North', scanned_at: '2026-12-01T18:01:10' });
     await ok({ barcode: 'V2', station: 'North', scanned_at: '2026-12-01T18:04:59' });
     await ok({ barcode: 'R1', station: 'South', scanned_at: '2026-12-01T18:05:00' });
@@ -86,11 +89,7 @@ describe('GET /events/:event_id/stats', () => {
     await seedGuests(server, eventId, night, [{ barcode: 'N1' }]);
     const talk = await createSession(server, eventId, { name: 'Talk' });
 
-    const ok = async (body: Record<string, unknown>) => {
-      const res = await scan(server, eventId, body);
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body;
-    };
+    const ok = (body: Record<string, unknown>) => accepted(eventId, body);
     await ok({ barcode: 'D1', station: 'West', scanned_at: '2026-12-01T18:57:00' });
     await ok({ barcode: 'D2', station: 'West', scanned_at: '2026-12-01T18:59:59' });
     await ok({ barcode: 'D3', scanned_at: '2026-12-01T19:00:00' });
