@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, datetime, integer, optionalText, pathId } from './fields';
+import { choice, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
 import { MSG } from './messages';
 import { ListQuery } from '../pagination';
 
@@ -25,7 +25,7 @@ export const SCAN_STATUS = {
 function scannedCode() {
   return z
     .preprocess(
-      (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v),
+      numberAsDigits,
       z
         .string({ error: MSG.invalidString })
         .trim()

@@ -12,6 +12,9 @@ function typeError(otherwise: string) {
 /** NUL cannot be typed, only injected; stored, it truncates the text in C-based readers and exports. */
 export const hasNoNul = (value: string) => !value.includes('\u0000');
 
+/** Scanners and spreadsheets send numeric codes: a finite number is taken as its digits. */
+export const numberAsDigits = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
+
 /** A required, non-blank string (surrounding whitespace trimmed). */
 export function requiredText(max = 255) {
   return z

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, hasNoNul, integer, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
+import { boolean, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
 import { MSG } from './messages';
 import { ListQuery } from '../pagination';
 import type { FieldErrors } from '../errors';
@@ -13,7 +13,7 @@ import type { QuestionForAnswers } from '../../db/repositories/custom-questions'
 function code(emptyMessage: string) {
   return z
     .preprocess(
-      (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v),
+      numberAsDigits,
       z
         .string({ error: (issue) => (issue.input === null ? emptyMessage : MSG.invalidString) })
         .trim()
