@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { nowIso } from './time';
+import { nowIso } from '../core/time';
 
 /** The columns every new record starts with. */
 export function newRecord(now: string = nowIso()): { uid: string; created: string; modified: string } {

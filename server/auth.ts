@@ -3,7 +3,7 @@ import type { Db } from '../db/knex';
 import { findApiKeyGroup } from '../db/repositories/api-keys';
 import { groupSubtreeIds, type GroupScope } from '../db/repositories/groups';
 import { findTokenOwner } from '../db/repositories/users';
-import { nowIso } from '../db/time';
+import { nowIso } from '../core/time';
 import { UnauthorizedError } from './errors';
 import { hashSecret } from './secrets';
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from './config';
 import { createDb, migrateLatest, type Db } from '../db/knex';
+import { DomainError } from '../core/errors';
 import { HttpError } from './errors';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
 
@@ -128,7 +129,7 @@ if (require.main === module) {
   main().then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof HttpError) {
+      if (err instanceof HttpError || err instanceof DomainError) {
         const detail = err.body.detail ?? err.body.details ?? JSON.stringify(err.body);
         process.stderr.write(`Import refused: ${Array.isArray(detail) ? detail.join(' ') : String(detail)}\n`);
       } else if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../core/errors';
 import { HttpError } from './errors';
-import { MSG } from './schemas/messages';
+import { MSG } from '../core/messages';
 
 interface BodyParserError {
   type?: string;
@@ -32,8 +33,17 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: MSG.notFound });
 };
 
+/** The HTTP status of each kind of domain error: the only place the two meet. */
+function statusOf(err: DomainError): number {
+  if (err instanceof ValidationError) return 400;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError) return 409;
+  return 500;
+}
+
 function describe(err: unknown): { status: number; body: Record<string, unknown> } {
   if (err instanceof HttpError) return { status: err.status, body: err.body };
+  if (err instanceof DomainError) return { status: statusOf(err), body: err.body };
   const parserError = err as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':

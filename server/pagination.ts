@@ -1,6 +1,9 @@
 import type { Request } from 'express';
 import { z } from './schemas/zod';
-import { MSG } from './schemas/messages';
+import { MSG } from '../core/messages';
+import type { PageRequest } from '../core/paging';
+
+export type { PageRequest } from '../core/paging';
 
 export const DEFAULT_PAGE_SIZE = 250;
 export const MAX_PAGE_SIZE = 1000;
@@ -54,12 +57,6 @@ export const ListQuery = z.object({
 
 export type ListQueryInput = z.output<typeof ListQuery>;
 
-/** What a repository needs to fetch one page. */
-export interface PageRequest {
-  limit: number;
-  offset: number;
-  modifiedSince?: string;
-}
 
 export function pageRequest(query: ListQueryInput): PageRequest {
   return { limit: query.page_size, offset: (query.page - 1) * query.page_size, modifiedSince: query.timestamp };

@@ -7,7 +7,7 @@ import type { Authenticator, Caller } from './auth';
 import type { Mailer } from './mailer';
 import { NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
-import { MSG } from './schemas/messages';
+import { MSG } from '../core/messages';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {

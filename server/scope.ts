@@ -3,7 +3,7 @@ import { findEvent, type EventRow } from '../db/repositories/events';
 import { findGroup, type GroupRow } from '../db/repositories/groups';
 import type { Caller } from './auth';
 import { NotFoundError } from './errors';
-import { MSG } from './schemas/messages';
+import { MSG } from '../core/messages';
 
 /**
  * Scope in one place: every read or write of a group, an event or anything under an event

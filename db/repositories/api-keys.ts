@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
-import { toApiDatetime } from '../time';
+import { toApiDatetime } from '../../core/time';
 
 export interface ApiKeyRow {
   id: number;

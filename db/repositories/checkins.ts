@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Conn, Db, Trx } from '../knex';
 import { isUniqueViolation } from '../records';
-import { nowIso, toApiDatetime } from '../time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import type { GroupScope } from './groups';
 import { REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
-import { ValidationError } from '../../server/errors';
-import { MSG } from '../../server/schemas/messages';
-import { SCAN_STATUS, type CheckinDirection } from '../../server/schemas/checkins';
+import { ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
+import { SCAN_STATUS, type CheckinDirection } from '../../core/scan';
 
 export interface CheckinRow {
   id: number;

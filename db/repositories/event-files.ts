@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Conn, Trx } from '../knex';
 import { isIntegrityViolation } from '../records';
-import { nowIso, toApiDatetime } from '../time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import { searchTerms } from './guests';
 import type { EventRow } from './events';
 import type { GroupScope } from './groups';
-import { NotFoundError, ValidationError } from '../../server/errors';
-import { MSG } from '../../server/schemas/messages';
+import { NotFoundError, ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
 
 // ---------------------------------------------------------------------------------------
 // What an event file holds: every table under an event, parents before children. Records

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
 import { newRecord } from '../records';
-import { nowIso, toApiDatetime } from '../time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import type { GroupScope } from './groups';
 
 export interface EventRow {

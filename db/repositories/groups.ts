@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
-import { nowIso, toApiDatetime } from '../time';
+import { nowIso, toApiDatetime } from '../../core/time';
 
 export interface GroupRow {
   id: number;

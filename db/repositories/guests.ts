@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation } from '../records';
-import { nowIso, toApiDatetime } from '../time';
-import { ValidationError, type FieldErrors } from '../../server/errors';
-import { MSG } from '../../server/schemas/messages';
+import { nowIso, toApiDatetime } from '../../core/time';
+import { ValidationError, type FieldErrors } from '../../core/errors';
+import { MSG } from '../../core/messages';
 
 export interface GuestRow {
   id: number;

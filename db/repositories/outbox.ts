@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
-import { nowIso } from '../time';
+import { nowIso } from '../../core/time';
 
 export interface OutboxRow {
   id: number;

@@ -1,9 +1,9 @@
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, newRecord, toBool } from '../records';
-import { nowIso, toApiDatetime } from '../time';
-import type { PageRequest } from '../../server/pagination';
-import { ValidationError } from '../../server/errors';
-import { MSG } from '../../server/schemas/messages';
+import { nowIso, toApiDatetime } from '../../core/time';
+import type { PageRequest } from '../../core/paging';
+import { ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
 
 export interface PromotionCodeRow {
   id: number;

@@ -1,8 +1,8 @@
 import type { Conn } from '../knex';
 import { isIntegrityViolation, newRecord, toBool } from '../records';
-import { toApiDatetime } from '../time';
-import { ValidationError } from '../../server/errors';
-import { MSG } from '../../server/schemas/messages';
+import { toApiDatetime } from '../../core/time';
+import { ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
 
 export interface RegistrationTypeRow {
   id: number;

@@ -1,7 +1,7 @@
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, newRecord, toBool } from '../records';
-import { nowIso, toApiDatetime } from '../time';
-import type { PageRequest } from '../../server/pagination';
+import { nowIso, toApiDatetime } from '../../core/time';
+import type { PageRequest } from '../../core/paging';
 
 export interface SessionRow {
   id: number;

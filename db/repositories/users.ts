@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord, toBool } from '../records';
-import { nowIso } from '../time';
+import { nowIso } from '../../core/time';
 
 export interface UserRow {
   id: number;

@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { z } from '../schemas/zod';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 import { ValidationError } from '../errors';
 
 /**

@@ -14,7 +14,7 @@ import {
   type ImportResult,
   type TableCounts,
 } from '../../db/repositories/event-files';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
 
 export * from './format';

@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors';
 import { requireGroup } from '../scope';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyParams } from '../schemas/auth';
 import { GroupParams } from '../schemas/groups';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 import { hashSecret, newSecret } from '../secrets';
 
 const KEY_PREFIX = 'dl_';

@@ -3,7 +3,7 @@ import { findUserByUsername, insertToken } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../route';
 import { ValidationError } from '../errors';
 import { AuthRequest, AuthResponse } from '../schemas/auth';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 import { hashSecret, newSecret, verifyPassword } from '../secrets';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;

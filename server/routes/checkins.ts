@@ -19,7 +19,7 @@ import {
   ScanAccepted,
   ScanRefused,
 } from '../schemas/checkins';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 /** One scan, for the declared route and the fast path alike. */
 async function answerScan(desk: ScanDesk, caller: Caller, eventId: number, body: CheckinCreateInput): Promise<ScanReply> {

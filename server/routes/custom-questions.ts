@@ -6,7 +6,7 @@ import { scopedEvent } from '../scope';
 import { DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { CustomQuestion, CustomQuestionCreate, CustomQuestionCreated, CustomQuestionListQuery, CustomQuestionParams } from '../schemas/custom-questions';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 export function customQuestionsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);

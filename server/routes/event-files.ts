@@ -8,7 +8,7 @@ import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 import { EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
 /** An event file of 100k guests is tens of megabytes; this leaves room for far larger ones. */

@@ -6,7 +6,7 @@ import type { Caller } from '../auth';
 import { scopedEvent, scopedGroup } from '../scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 export function eventsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);

@@ -6,7 +6,7 @@ import type { Caller } from '../auth';
 import { requireGroup, scopedGroup } from '../scope';
 import { IdResponse } from '../schemas/fields';
 import { Group, GroupCreate, GroupListQuery, GroupParams, GroupUpdate } from '../schemas/groups';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 export function groupsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);

@@ -4,8 +4,9 @@ import { parse, CsvError } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { csvQuestions, csvRegistrationTypes, guestPages, takenCodes, type CsvQuestion } from '../../db/repositories/guests-csv';
 import { insertGuests, GUEST_TEXT_FIELDS, type GuestInsert } from '../../db/repositories/guests';
-import { toApiDatetime } from '../../db/time';
+import { toApiDatetime } from '../../core/time';
 import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../route';
+import { DomainError } from '../../core/errors';
 import { HttpError, ValidationError, type FieldErrors } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
@@ -13,7 +14,7 @@ import { EventParams } from '../schemas/events';
 import { GuestCreate, checkAnswers } from '../schemas/guests';
 import type { QuestionForAnswers } from '../../db/repositories/custom-questions';
 import { GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors } from '../schemas/guests-csv';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 export const GUESTS_CSV_MAX_BYTES = 100 * 1024 * 1024;
 // Multiple answers of a checkbox question share one cell.
@@ -312,7 +313,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
           }
         }
       } catch (err) {
-        if (err instanceof HttpError) throw err;
+        if (err instanceof HttpError || err instanceof DomainError) throw err;
         if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
         throw err;
       }

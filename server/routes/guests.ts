@@ -2,7 +2,7 @@ import type { Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
 import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestWithAnswers, listGuests, updateGuest, type AnswerInput, type GuestUpdateFields } from '../../db/repositories/guests';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
-import { nowIso, toApiDatetime } from '../../db/time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import { envelope, pageRequest } from '../pagination';
 import { resourceRouter, type RouteDeps } from '../route';
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors';
@@ -10,7 +10,7 @@ import { scopedEvent } from '../scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { answerQuestionIds, checkAnswers, Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 /**
  * Validates a guest's answers against the event's questions (one query) and returns them

@@ -22,7 +22,7 @@ import {
   PromotionCodeUpdate,
   type PromotionCodeRules,
 } from '../schemas/promotion-codes';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 const notFound = { description: MSG.promotionCodeNotFound, content: { 'application/json': { schema: DetailResponse } } };
 

@@ -6,7 +6,7 @@ import { scopedEvent } from '../scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { RegistrationType, RegistrationTypeCreate, RegistrationTypeListQuery, RegistrationTypeParams } from '../schemas/registration-types';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 export function registrationTypesRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);

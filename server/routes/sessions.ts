@@ -35,7 +35,7 @@ import {
   SessionRegistrationResult,
   SessionUpdate,
 } from '../schemas/sessions';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);

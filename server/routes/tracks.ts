@@ -7,7 +7,7 @@ import { scopedEvent } from '../scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { Track, TrackCreate, TrackParams, TrackUpdate } from '../schemas/tracks';
-import { MSG } from '../schemas/messages';
+import { MSG } from '../../core/messages';
 
 const notFound = { description: MSG.trackNotFound, content: { 'application/json': { schema: DetailResponse } } };
 

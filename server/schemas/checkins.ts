@@ -1,22 +1,10 @@
 import { z } from './zod';
 import { choice, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
-import { MSG } from './messages';
+import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
+import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
 
-export const CHECKIN_DIRECTIONS = ['in', 'out'] as const;
-export type CheckinDirection = (typeof CHECKIN_DIRECTIONS)[number];
-
-/** The `status` of every scan answer, as the door screen switches on it. */
-export const SCAN_STATUS = {
-  checkedIn: 'checked_in',
-  checkedOut: 'checked_out',
-  alreadyCheckedIn: 'already_checked_in',
-  notCheckedIn: 'not_checked_in',
-  notFound: 'not_found',
-  inactive: 'inactive',
-  sessionFull: 'session_full',
-  notRegistered: 'not_registered',
-} as const;
+export { CHECKIN_DIRECTIONS, SCAN_STATUS, type CheckinDirection } from '../../core/scan';
 
 /**
  * A scanned code: trimmed, not blank; at most the stored column width. A number is taken as

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { choice, integer, pathId, requiredText } from './fields';
-import { CUSTOM_QUESTION_TYPES, MSG } from './messages';
+import { CUSTOM_QUESTION_TYPES, MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 
 /** A path id of a child record; anything else becomes 0, which matches no record. */

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { choice, datetime, integer, pathId, requiredText } from './fields';
-import { MSG, TIMEZONES } from './messages';
+import { MSG, TIMEZONES } from '../../core/messages';
 import { ListQuery } from '../pagination';
 
 const timezone = choice(TIMEZONES, MSG.invalidTimezone);

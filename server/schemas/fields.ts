@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { z } from './zod';
-import { normaliseDatetime } from '../../db/time';
-import { MSG } from './messages';
+import { normaliseDatetime } from '../../core/time';
+import { MSG } from '../../core/messages';
 
 /** Message for a value of the wrong JSON type: missing, null, or anything else. */
 function typeError(otherwise: string) {

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { choice, integer, optionalEmail, optionalText, pathId, requiredText } from './fields';
-import { GROUP_TYPES, MSG } from './messages';
+import { GROUP_TYPES, MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 
 const parentId = z

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { boolean, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
-import { MSG } from './messages';
+import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 import type { FieldErrors } from '../errors';
 import type { AnswerInput } from '../../db/repositories/guests';

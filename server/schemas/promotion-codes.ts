@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { boolean, choice, datetime, integer, nonNegativeInteger, number, pathId, requiredText } from './fields';
-import { MSG } from './messages';
+import { MSG } from '../../core/messages';
 import { EventParams } from './events';
 import { ListQuery } from '../pagination';
 

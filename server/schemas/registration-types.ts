@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { boolean, choice, datetime, integer, number, pathId, requiredBlankableText, requiredText } from './fields';
-import { MSG, REGISTRATION_TYPE_KINDS } from './messages';
+import { MSG, REGISTRATION_TYPE_KINDS } from '../../core/messages';
 import { ListQuery } from '../pagination';
 
 /** A path id of a child record; anything else becomes 0, which matches no record. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MSG } from '../../server/schemas/messages';
+import { MSG } from '../../core/messages';
 import { createApiKey, createGroup } from '../helpers/fixtures';
 import { ADMIN, TestServer } from '../helpers/server';
 

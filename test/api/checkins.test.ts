@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createApp } from '../../server/app';
 import { scanFastPath, scanFirst } from '../../server/routes/checkins';
-import { MSG } from '../../server/schemas/messages';
+import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';

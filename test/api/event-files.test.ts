@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
-import { MSG } from '../../server/schemas/messages';
+import { MSG } from '../../core/messages';
 import { EVENT_FILE_MEDIA_TYPE } from '../../server/event-file/format';
 
 const TABLES = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MSG, TIMEZONES } from '../../server/schemas/messages';
+import { MSG, TIMEZONES } from '../../core/messages';
 import { MAX_DUPLICATES } from '../../server/schemas/events';
 import { createEvent, createGroup } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';

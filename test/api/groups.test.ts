@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GROUP_TYPES, MSG } from '../../server/schemas/messages';
+import { GROUP_TYPES, MSG } from '../../core/messages';
 import { createApiKey, createGroup } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
-import { MSG } from '../../server/schemas/messages';
+import { MSG } from '../../core/messages';
 
 const CSV = { 'content-type': 'text/csv' };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MSG } from '../../server/schemas/messages';
+import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 import { insertGuests } from '../../db/repositories/guests';
