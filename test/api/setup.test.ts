@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
@@ -21,6 +22,20 @@ function fromLan(server: TestServer, method: string, path: string, body?: unknow
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** A loopback request that names another host, as a page served from that name would send it. */
+function rawLoopbackPost(port: number, host: string, body: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/api/v1/setup', method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
   });
 }
 
@@ -102,13 +117,16 @@ describe('first run: /setup', () => {
     }
   });
 
-  it('refuses set-up from another device on the LAN with 403, and creates nothing', { skip: lanAddresses().length === 0 && 'no LAN interface' }, async () => {
+  it('refuses set-up from another device on the LAN, or a page on another name, with 403, and creates nothing', { skip: lanAddresses().length === 0 && 'no LAN interface' }, async () => {
     const server = await TestServer.start({ ...FRESH, host: '0.0.0.0', httpsPort: 0 });
     try {
       assert.ok(server.running.https, 'HTTPS for the LAN started');
       const res = await fromLan(server, 'POST', '/setup', FIRST);
       assert.deepEqual([res.status, res.body], [403, { detail: MSG.setupFromLaptopOnly }]);
       assert.deepEqual((await server.get('/setup', { token: null })).body, { needed: true });
+      // A web page whose name was pointed at 127.0.0.1 (DNS rebinding) sends its own name as Host.
+      const rebound = await rawLoopbackPost(server.running.port, 'doorlist.evil.example', FIRST);
+      assert.deepEqual([rebound.status, rebound.body], [403, { detail: MSG.setupFromLaptopOnly }]);
       assert.equal((await server.post('/setup', FIRST, { token: null })).status, 201);
     } finally {
       await server.stop();
