@@ -160,3 +160,26 @@ describe('roles: door keys and door users', () => {
     for (const route of documented) assert.ok(SIGNED_IN_ONLY.includes(route), route);
   });
 });
+
+describe('GET /me', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  it('tells a screen who is asking: kind, role, group and whether it manages keys and users', async () => {
+    const groupId = await createGroup(server, { name: 'Who' });
+    const doorKey = await createRoleKey(server, groupId, 'door');
+    const managerKey = await createRoleKey(server, groupId, 'manager');
+    const doorUser = await createUser(server, groupId, 'door');
+    const managerUser = await createUser(server, groupId, 'manager');
+    const me = async (token?: string) => (await server.get('/me', { token })).body;
+    assert.deepEqual(await me(), { kind: 'user', role: 'manager', is_admin: true, group_id: null, manages_access: true });
+    assert.deepEqual(await me(managerUser.token), { kind: 'user', role: 'manager', is_admin: false, group_id: groupId, manages_access: true });
+    assert.deepEqual(await me(doorUser.token), { kind: 'user', role: 'door', is_admin: false, group_id: groupId, manages_access: false });
+    assert.deepEqual(await me(managerKey), { kind: 'key', role: 'manager', is_admin: false, group_id: groupId, manages_access: false });
+    assert.deepEqual(await me(doorKey), { kind: 'key', role: 'door', is_admin: false, group_id: groupId, manages_access: false });
+    assert.equal((await server.get('/me', { token: null })).status, 401);
+  });
+});
