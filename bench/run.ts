@@ -56,7 +56,7 @@ const SECTIONS: Section[] = [
         { baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount, serverCpuMs: ctx.server.cpuMs, serverMainThreadCpuMs: ctx.server.mainThreadCpuMs },
         ctx.log,
       );
-      ctx.scanned = warmup + amount;
+      ctx.scanned = checkin.scanned;
       const ratio = round(checkin.result.requestsPerSecond / floor.result.requestsPerSecond);
       return [
         ...floor.metrics,
