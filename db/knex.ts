@@ -20,15 +20,33 @@ function pragmas(sql: string) {
 // wait this long means something is stuck, not busy.
 const BUSY_TIMEOUT_MS = 5000;
 
+type TransactionClass = new (client: unknown, ...args: unknown[]) => { query(conn: unknown, sql: string): Promise<unknown> };
+// knex's own SQLite transaction, to change how a transaction begins (and nothing else).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const SqliteTransaction: TransactionClass = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction');
+
+/**
+ * Every transaction of the writer takes the write lock when it begins (BEGIN IMMEDIATE), so
+ * it waits for another process's write under busy_timeout. A plain BEGIN reads first, and
+ * SQLite then refuses its first write at once (SQLITE_BUSY, no waiting) whenever another
+ * process holds the lock or has committed since: a scan would fail instead of queueing.
+ */
+class ImmediateTransaction extends SqliteTransaction {
+  begin(conn: unknown) {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
+}
+
 /**
  * Builds knex over one SQLite file for writes, and the reads that decide them. A single
  * pooled connection serialises this process's writes, so they queue in order instead of
  * meeting each other's locks; other processes on the same file wait up to BUSY_TIMEOUT_MS
- * for the lock. WAL lets readers (createReadDb, other processes) read while it writes.
+ * for the lock (see ImmediateTransaction). WAL lets readers (createReadDb, other processes)
+ * read while it writes.
  */
 export function createDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
@@ -40,6 +58,10 @@ export function createDb(file: string): Db {
     },
     migrations: { migrationSource },
   });
+  // On this instance's client only, so it stays knex's 'sqlite3' client in every other respect.
+  const client = db.client as { transaction: (...args: unknown[]) => unknown };
+  client.transaction = (...args: unknown[]) => new ImmediateTransaction(client, ...args);
+  return db;
 }
 
 // Two: a long export and the door screens' stats polls do not queue behind each other.

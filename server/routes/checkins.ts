@@ -1,6 +1,5 @@
 import { listCheckins, recordScan, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
 import { eventStats } from '../../db/repositories/stats';
-import { retryingTransaction } from '../../db/transaction';
 import { envelope, envelopeSchema, pageRequest } from '../pagination';
 import { resourceRouter, type RouteDeps } from '../route';
 import { NotFoundError } from '../errors';
@@ -45,7 +44,7 @@ export function checkinsRouter(deps: RouteDeps) {
     // Scope, the remembered answer and the decision in one transaction: nothing read before it decides anything.
     handler: async ({ params, body, caller }) =>
       toReply(
-        await retryingTransaction(deps.db, async (trx) => {
+        await deps.db.transaction(async (trx) => {
           const event = await scopedEvent(trx, caller, params.event_id);
           return recordScan(trx, event.id, {
             barcode: body.barcode,
@@ -85,7 +84,7 @@ export function checkinsRouter(deps: RouteDeps) {
     params: CheckinParams,
     responses: { 204: 'Undone', 404: json(DetailResponse, `${MSG.checkinNotFound} (unknown or already undone)`) },
     handler: async ({ params, caller }) => {
-      const undone = await retryingTransaction(deps.db, async (trx) => {
+      const undone = await deps.db.transaction(async (trx) => {
         const event = await scopedEvent(trx, caller, params.event_id);
         return undoCheckin(trx, event.id, params.checkin_id);
       });
