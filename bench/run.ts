@@ -22,6 +22,7 @@ import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } fro
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
+import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
 
@@ -70,6 +71,14 @@ const SECTIONS: Section[] = [
           unit: 'ratio',
         },
       ];
+    },
+  },
+  {
+    name: 'beside',
+    async run(ctx) {
+      const beside = await benchScanBesideReads({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned }, ctx.log);
+      ctx.scanned += beside.scanned;
+      return beside.metrics;
     },
   },
   {

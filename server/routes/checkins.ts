@@ -71,7 +71,8 @@ export function checkinsRouter(deps: RouteDeps) {
     handler: async ({ params, query, caller, req }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
       const filter = { guestId: query.guest_id, sessionId: query.session_id, includeUndone: query.include_undone };
-      const { count, rows } = await listCheckins(deps.readDb, event.id, filter, pageRequest(query));
+      // One read transaction: the count and the page come from the same snapshot.
+      const { count, rows } = await deps.readDb.transaction((trx) => listCheckins(trx, event.id, filter, pageRequest(query)));
       return { status: 200, body: envelope(req, query, count, rows.map(toCheckin)) };
     },
   });
@@ -100,10 +101,11 @@ export function checkinsRouter(deps: RouteDeps) {
     tags: ['Check-in'],
     params: CheckinEventParams,
     responses: { 200: json(EventStats, 'Stats'), 404: MSG.eventNotFound },
-    // On the read connection: a snapshot that includes every answered write, and no scan waits for it.
+    // One read transaction on the read connection: every figure from one snapshot that includes
+    // every answered write, and no scan waits for it.
     handler: async ({ params, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      return { status: 200, body: await eventStats(deps.readDb, event.id) };
+      return { status: 200, body: await deps.readDb.transaction((trx) => eventStats(trx, event.id)) };
     },
   });
 
