@@ -117,6 +117,9 @@ export const MSG = {
   csvNoHeader: 'The CSV file needs a header row naming its columns.',
   csvNotDecodable: (encoding: string) =>
     `The CSV file is not ${encoding} text: save it as "CSV UTF-8", or name its encoding in the Content-Type (e.g. text/csv; charset=windows-1252).`,
+  csvTooManyRows: (limit: number) => `The CSV file has more than ${limit.toLocaleString('en')} rows; split it and upload the parts.`,
+  csvTooManyBadRows: (limit: number, row: number) =>
+    `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
   // Registration types, custom questions and guests (issue 4)

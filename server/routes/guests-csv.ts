@@ -25,6 +25,10 @@ export const GUESTS_CSV_MAX_BYTES = 100 * 1024 * 1024;
 export const CSV_MAX_ROW_CHARS = 64 * 1024;
 /** Bad rows listed in a refusal; the rest are only counted (`more_rows`). */
 export const CSV_LISTED_ROW_ERRORS = 100;
+/** Reading stops at this many bad rows: the answer comes in a second, whatever the file. */
+export const CSV_MAX_BAD_ROWS = 10_000;
+/** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
+export const CSV_MAX_ROWS = 200_000;
 /** Guests read back from the staging file per insert. */
 const STAGED_BATCH = 2000;
 // Multiple answers of a checkbox question share one cell.
@@ -195,14 +199,20 @@ async function* decodedChunks(req: Readable & { headers: Record<string, string |
     }
   };
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
-    const text = decode(chunk as Buffer);
-    if (text) yield text;
+  try {
+    // Reading may stop early (too large, too many bad rows): the request is then drained, not
+    // destroyed, so the answer still reaches the client.
+    for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
+      const text = decode(chunk as Buffer);
+      if (text) yield text;
+    }
+    const tail = decode();
+    if (tail) yield tail;
+  } finally {
+    if (!req.readableEnded) req.resume();
   }
-  const tail = decode();
-  if (tail) yield tail;
 }
 
 /** The first chunks, up to the end of the header row (or one row's worth), for sniffing. */
@@ -418,6 +428,8 @@ export function guestsCsvRouter(deps: RouteDeps) {
               continue;
             }
             row++;
+            if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
+            if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
             if (record.every((cell) => cell.trim() === '')) continue;
             const result = guestOfRow(record, columns, ctx!);
             if (result.errors) {
