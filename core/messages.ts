@@ -105,6 +105,13 @@ export const MSG = {
   databaseBusy: 'The database is busy; try again.',
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
+  databaseDamaged: (file: string, problem: string) =>
+    `the database ${file} is damaged (${problem}); restore it from a backup, or move it aside to start with an empty one.`,
+  plainHttpRefused: (httpsUrl: string) =>
+    `Plain HTTP is served to this laptop only, so that tokens never cross the network in clear. Use ${httpsUrl}`,
+  plainHttpNoHttps: 'Plain HTTP is served to this laptop only, and HTTPS is not running: ask at the laptop.',
+  malformedUrl: 'The URL is not valid: it has a malformed %-escape.',
+  badRequest: 'Bad request.',
   // Event files and CSV (issue 7)
   eventFileForeign: 'This is not a Doorlist event file.',
   eventFileDamaged: 'The event file is damaged (incomplete or altered); export it again.',

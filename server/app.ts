@@ -10,6 +10,7 @@ import { Mailer } from './mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { deferBodyErrors, type RouteDeps } from './route';
+import { withSecurityHeaders } from './security-headers';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { checkinsRouter, scanFastPath, scanFirst } from './routes/checkins';
@@ -48,6 +49,8 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
 
   const app = express();
   app.disable('x-powered-by');
+  // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
+  app.set('env', 'production');
   // The door's scan, ahead of the request logger and body parsers (it logs and parses itself);
   // `listener` runs it before Express altogether (scanFirst), Express then gets what it declines.
   const scan = scanFastPath(deps, logger);
@@ -73,5 +76,5 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps, listener: scanFirst(scan, app) };
+  return { app, deps, listener: withSecurityHeaders(scanFirst(scan, app)) };
 }
