@@ -78,6 +78,7 @@ describe('POST /events/:event_id/guests.csv against a real server process', () =
     assert.ok(res.growthMb < MEMORY_BUDGET_MB, `server grew by ${res.growthMb.toFixed(0)} MB`);
     assert.ok(res.slowestOtherMs < 5_000, `another request waited ${res.slowestOtherMs} ms`);
     assert.equal(await guestCount(), 0);
+    console.log(`# 25 MB bad-row flood: ${res.ms} ms, server grew ${res.growthMb.toFixed(0)} MB, slowest other request ${res.slowestOtherMs} ms`);
   });
 
   it('answers 400 for a file of empty rows once it passes the row limit, without reading the rest', async () => {
@@ -87,6 +88,7 @@ describe('POST /events/:event_id/guests.csv against a real server process', () =
     // Every row costs the CSV parser a few microseconds, more on a loaded machine.
     assert.ok(res.ms < 60_000, `answered after ${res.ms} ms`);
     assert.ok(res.growthMb < MEMORY_BUDGET_MB, `server grew by ${res.growthMb.toFixed(0)} MB`);
+    console.log(`# ${CSV_MAX_ROWS * 5} empty rows: ${res.ms} ms, server grew ${res.growthMb.toFixed(0)} MB`);
   });
 
   it('answers 400 for a row longer than 64 KB, writing nothing', async () => {

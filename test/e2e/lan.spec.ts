@@ -55,9 +55,10 @@ test('a LAN browser over plain HTTP is sent to HTTPS; a plain API call from the 
   await page.goto(`http://${LAN_HOST}:${port()}/`);
   expect(page.url()).toBe(`https://${LAN_HOST}:${httpsPort}/`);
   expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
-  const api = await page.request.get(`http://${LAN_HOST}:${port()}/api/v1/events`, { headers: { authorization: `Token ${server.adminToken}` } });
+  // The request context resolves names itself (no browser mapping): the address, then.
+  const api = await page.request.get(`http://${LAN_ADDRESS}:${port()}/api/v1/events`, { headers: { authorization: `Token ${server.adminToken}` } });
   expect(api.status()).toBe(403);
-  expect((await api.json()).detail).toContain(`https://${LAN_HOST}:${httpsPort}/api/v1/events`);
+  expect((await api.json()).detail).toContain(`https://${LAN_ADDRESS}:${httpsPort}/api/v1/events`);
 });
 
 test('a plain-HTTP page that is no secure context (an old client) still scans, with uids made without crypto.randomUUID', async ({ page }) => {
