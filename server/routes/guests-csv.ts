@@ -226,9 +226,14 @@ async function readHead(chunks: AsyncIterator<string>): Promise<string> {
   return head;
 }
 
-async function* prepend(head: string, rest: AsyncIterator<string>): AsyncGenerator<string> {
-  if (head) yield head;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+async function* prepend(head: string, rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    if (head) yield head;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    // Stopped early: `rest` drains the request, so the connection can carry the next one.
+    await rest.return(undefined);
+  }
 }
 
 /** The body's records as they arrive, never the whole file in memory. */
@@ -248,9 +253,12 @@ async function csvRecords(req: Readable & { headers: Record<string, string | str
  */
 class StagedGuests {
   private readonly out: fs.WriteStream;
+  /** A write that failed (disk full): kept and thrown by the next add or close, never lost. */
+  private failure?: Error;
 
   private constructor(readonly file: string) {
     this.out = fs.createWriteStream(file);
+    this.out.on('error', (err) => (this.failure ??= err));
   }
 
   static open(): StagedGuests {
@@ -258,10 +266,12 @@ class StagedGuests {
   }
 
   async add(guest: GuestInsert): Promise<void> {
+    if (this.failure) throw this.failure;
     if (!this.out.write(`${JSON.stringify(guest)}\n`)) await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {
+    if (this.failure) throw this.failure;
     await new Promise<void>((resolve, reject) => this.out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   }
 
