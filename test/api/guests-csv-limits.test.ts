@@ -40,12 +40,17 @@ describe('POST /events/:event_id/guests.csv against a real server process', () =
       }
     })();
     const started = Date.now();
-    const res = await fetch(`${server.baseUrl}/events/${eventId}/guests.csv`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Token ${token}` }, body: new Uint8Array(csv) });
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${server.baseUrl}/events/${eventId}/guests.csv`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Token ${token}` }, body: new Uint8Array(csv) });
+      text = await res.text();
+    } finally {
+      uploading = false;
+      clearInterval(sampler);
+      await otherRequests;
+    }
     const ms = Date.now() - started;
-    uploading = false;
-    await otherRequests;
-    clearInterval(sampler);
     return { status: res.status, body: JSON.parse(text), bytes: text.length, ms, growthMb: peak - baseline, slowestOtherMs: Math.max(0, ...others) };
   }
 
