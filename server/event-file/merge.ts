@@ -11,7 +11,6 @@ import {
   groupIdByUid,
   guestHoldingCode,
   guestsHoldingCodes,
-  idsByUidInEvent,
   insertFileGroup,
   insertHiddenEvent,
   insertRows,
@@ -328,7 +327,7 @@ export class EventMerger {
    */
   private async stageChanges(def: TableDef, records: Row[]): Promise<void> {
     await this.lookUpParents(def, records);
-    const locals = new Map((await rowsByUid(this.db, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
+    const locals = new Map((await rowsByUid(this.db, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.eventId)).map((r) => [r.uid as string, r]));
     const owned = OWNED.get(def.name);
     const changes: Row[] = [];
     for (const record of records) {
@@ -402,7 +401,7 @@ export class EventMerger {
       }
       if (missing.size === 0) continue;
       const parentDef = DEFS.get(ref.table)!;
-      const found = await rowsByUid(this.db, LAYOUTS.get(parentDef.name)!, [...missing]);
+      const found = await rowsByUid(this.db, LAYOUTS.get(parentDef.name)!, [...missing], this.eventId);
       for (const row of found) {
         if (row.owner_event_id === this.eventId) known.set(row.uid as string, row.id as number);
         else this.otherEvent(parentDef, row.uid as string);
@@ -489,7 +488,7 @@ export class EventMerger {
 
   /** Decides each staged record again against the row as it is now. */
   private async applyBatch(trx: Trx, def: TableDef, records: Row[]): Promise<void> {
-    const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
+    const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.eventId)).map((r) => [r.uid as string, r]));
     const owned = OWNED.get(def.name);
     const fresh: Row[] = [];
     for (const record of records) {

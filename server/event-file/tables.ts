@@ -105,6 +105,7 @@ export const EVENT_TABLES: TableDef[] = [
   {
     name: 'checkins',
     onEvent: true,
+    uidPerEvent: true,
     uidMax: 64,
     door: { create: true, update: true },
     refs: [
