@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/knex';
+import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation } from '../../db/records';
 import {
@@ -104,9 +104,10 @@ export interface ImportOptions {
   allowSetupChanges?: boolean;
 }
 
-// Records checked and staged together; a new event's batch is one short transaction. A batch
-// of long records ends sooner, so what is held in memory stays small.
-const BATCH = 2000;
+// Records checked and staged together. A new event's rows are written a batch per statement,
+// each its own transaction (no one sees them yet), so a scan waits at most for one of them. A
+// batch of long records ends sooner, so what is held in memory stays small.
+const BATCH = 500;
 const BATCH_BYTES = 16 << 20;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
 const DEFS = new Map(EVENT_TABLES.map((d) => [d.name, d]));
@@ -308,7 +309,7 @@ export class EventMerger {
     if (table === 'events') this.result.unchanged.events++;
   }
 
-  /** A new event: the batch is written at once, in its own short transaction, under the hidden event. */
+  /** A new event: the batch is written at once under the hidden event, each statement committed on its own. */
   private async writeNewRecords(def: TableDef, records: Row[]): Promise<void> {
     const rows: Row[] = [];
     for (const record of records) {
@@ -317,7 +318,7 @@ export class EventMerger {
       else this.skip(def, record.uid as string);
     }
     if (rows.length === 0) return;
-    await this.db.transaction((trx) => this.insertFresh(trx, def, rows));
+    await this.insertFresh(this.db, def, rows);
   }
 
   /**
@@ -350,8 +351,12 @@ export class EventMerger {
           continue;
         }
         if (!this.allowSetup && !def.door?.update) {
-          this.refuseSetupChange(def.name, uid);
-          this.skip(def, uid);
+          // A scan elsewhere moves a guest's door state and `modified`, and nothing else.
+          if (this.sameAsLocal(def, local, record)) this.result.unchanged[def.name]++;
+          else {
+            this.refuseSetupChange(def.name, uid);
+            this.skip(def, uid);
+          }
           continue;
         }
       } else {
@@ -371,6 +376,16 @@ export class EventMerger {
       changes.push(record);
     }
     if (changes.length > 0) this.staged.push({ def, records: changes });
+  }
+
+  /** The record says what the local row says (derived state aside), its parents compared by uid. */
+  private sameAsLocal(def: TableDef, local: Row, record: Row): boolean {
+    const columns = Object.keys(def.columns).filter((c) => !def.derived?.includes(c));
+    const sameParents = def.refs.every((ref) => {
+      const uid = record[ref.key] as string | null;
+      return (uid === null ? null : this.ids.get(ref.table)!.get(uid)) === (local[ref.column] ?? null);
+    });
+    return sameParents && sameContent({ ...def, refs: [], columns: Object.fromEntries(columns.map((c) => [c, def.columns[c]])) }, local, record);
   }
 
   /** A door role adds check-ins and new guests with their answers; nothing else. */
@@ -448,7 +463,7 @@ export class EventMerger {
   // -------------------------------------------------------------------------------------
   // Writing: a new event's batches, and a merge's changes inside `finish`'s transaction
 
-  private async insertFresh(trx: Trx, def: TableDef, fresh: Row[]): Promise<void> {
+  private async insertFresh(trx: Conn, def: TableDef, fresh: Row[]): Promise<void> {
     let rows = fresh;
     if (def.natural && !this.eventCreated) rows = await this.dropNaturalDuplicates(trx, def, rows);
     if (def.name === 'guests' && !this.eventCreated) rows = await this.dropCodeClashes(trx, rows);
@@ -583,7 +598,7 @@ export class EventMerger {
   }
 
   /** A row whose natural key exists already is that record (e.g. the same tag added on both sides). */
-  private async dropNaturalDuplicates(trx: Trx, def: TableDef, rows: Row[]): Promise<Row[]> {
+  private async dropNaturalDuplicates(trx: Conn, def: TableDef, rows: Row[]): Promise<Row[]> {
     const keys = def.natural!;
     const keyOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
     const existing = new Map((await rowsByNaturalKey(trx, LAYOUTS.get(def.name)!, rows)).map((f) => [keyOf(f), f]));
@@ -605,7 +620,7 @@ export class EventMerger {
   }
 
   /** A new guest whose barcode another guest here has is skipped; a clashing NFC tag is left empty. */
-  private async dropCodeClashes(trx: Trx, guests: Row[]): Promise<Row[]> {
+  private async dropCodeClashes(trx: Conn, guests: Row[]): Promise<Row[]> {
     const holders = new Map<string, Row>();
     for (const column of ['barcode', 'nfc_tag'] as const) {
       const values = guests.map((g) => g[column]).filter((v): v is string => typeof v === 'string');
