@@ -29,6 +29,7 @@ import { chunks } from '../../db/bulk';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso, toApiDatetime } from '../../core/time';
+import { StagedChanges } from './staging';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, recordSchema, type GroupRecord, type TableDef } from './tables';
 
 /**
@@ -175,7 +176,7 @@ export class EventMerger {
   /** Child uids the file holds, per owned child table (to keep them when replacing). */
   private readonly seenChildren = new Map([...OWNED.keys()].map((t) => [t, new Set<string>()]));
   /** A merge's changes, in file order, applied by `finish`. */
-  private readonly staged: { def: TableDef; records: Row[] }[] = [];
+  private readonly staged = new StagedChanges();
   private readonly checkinGuests = new Set<number>();
   private readonly addedCheckins = new Set<number>();
   private pending: { def: TableDef; records: unknown[]; bytes: number } | undefined;
@@ -212,13 +213,17 @@ export class EventMerger {
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     if (this.eventCreated) {
       if (!(await this.db.transaction((trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
-    } else await this.db.transaction((trx) => this.applyMerge(trx));
+    } else {
+      await this.db.transaction((trx) => this.applyMerge(trx));
+      await this.staged.close();
+    }
     return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
   }
 
   /** After a refusal: removes what was staged (a new event's rows, a group made for it). */
   async abandon(): Promise<void> {
     await this.settle().catch(() => undefined);
+    await this.staged.close();
     if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
     if (this.createdGroupId !== undefined) await removeFileGroup(this.db, this.createdGroupId);
   }
@@ -375,7 +380,7 @@ export class EventMerger {
       }
       changes.push(record);
     }
-    if (changes.length > 0) this.staged.push({ def, records: changes });
+    if (changes.length > 0) await this.staged.push(def.name, changes);
   }
 
   /** The record says what the local row says (derived state aside), its parents compared by uid. */
@@ -496,7 +501,7 @@ export class EventMerger {
       await updateEventRecord(trx, this.eventId, this.eventChanges);
       this.result.updated.events++;
     }
-    for (const { def, records } of this.staged) await this.applyBatch(trx, def, records);
+    for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
     await this.dropReplacedChildren(trx);
     await this.refreshDoorState(trx);
   }
