@@ -105,10 +105,13 @@ export interface ImportOptions {
   allowSetupChanges?: boolean;
 }
 
-// Records checked and staged together. A new event's rows are written a batch per statement,
+// Records checked and staged together. A new event's rows are written in small statements,
 // each its own transaction (no one sees them yet), so a scan waits at most for one of them. A
 // batch of long records ends sooner, so what is held in memory stays small.
 const BATCH = 500;
+// Rows of a new event per statement: a hundred guests and their search terms take a few
+// milliseconds, the longest a scan then waits.
+const WRITE_ROWS = 100;
 const BATCH_BYTES = 16 << 20;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
 const DEFS = new Map(EVENT_TABLES.map((d) => [d.name, d]));
@@ -314,7 +317,7 @@ export class EventMerger {
     if (table === 'events') this.result.unchanged.events++;
   }
 
-  /** A new event: the batch is written at once under the hidden event, each statement committed on its own. */
+  /** A new event: the batch is written under the hidden event, each statement committed on its own. */
   private async writeNewRecords(def: TableDef, records: Row[]): Promise<void> {
     const rows: Row[] = [];
     for (const record of records) {
@@ -322,8 +325,7 @@ export class EventMerger {
       if (row) rows.push(row);
       else this.skip(def, record.uid as string);
     }
-    if (rows.length === 0) return;
-    await this.insertFresh(this.db, def, rows);
+    for (const part of chunks(rows, WRITE_ROWS)) await this.insertFresh(this.db, def, part);
   }
 
   /**
