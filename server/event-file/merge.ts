@@ -109,8 +109,8 @@ export interface ImportOptions {
 // each its own transaction (no one sees them yet), so a scan waits at most for one of them. A
 // batch of long records ends sooner, so what is held in memory stays small.
 const BATCH = 500;
-// Rows of a new event per statement: a hundred guests and their search terms take a few
-// milliseconds, the longest a scan then waits.
+// Rows of a new event per statement, and uids per lookup of a merge: a hundred guests and
+// their search terms take a few milliseconds, the longest a scan then waits.
 const WRITE_ROWS = 100;
 const BATCH_BYTES = 16 << 20;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
@@ -335,7 +335,7 @@ export class EventMerger {
    */
   private async stageChanges(def: TableDef, records: Row[]): Promise<void> {
     await this.lookUpParents(def, records);
-    const locals = new Map((await rowsByUid(this.db, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.eventId)).map((r) => [r.uid as string, r]));
+    const locals = new Map((await this.lookUp(def, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
     const owned = OWNED.get(def.name);
     const changes: Row[] = [];
     for (const record of records) {
@@ -395,6 +395,16 @@ export class EventMerger {
     return sameParents && sameContent({ ...def, refs: [], columns: Object.fromEntries(columns.map((c) => [c, def.columns[c]])) }, local, record);
   }
 
+  /**
+   * Rows of this table with these uids, read a hundred at a time outside any transaction: on
+   * the writer's connection each read is one short statement between the door's scans.
+   */
+  private async lookUp(def: TableDef, uids: string[]): Promise<Row[]> {
+    const rows: Row[] = [];
+    for (const part of chunks(uids, WRITE_ROWS)) rows.push(...(await rowsByUid(this.db, LAYOUTS.get(def.name)!, part, this.eventId)));
+    return rows;
+  }
+
   /** A door role adds check-ins and new guests with their answers; nothing else. */
   private doorMayCreate(def: TableDef, record: Row): boolean {
     if (!def.door?.create) return false;
@@ -423,7 +433,7 @@ export class EventMerger {
       }
       if (missing.size === 0) continue;
       const parentDef = DEFS.get(ref.table)!;
-      const found = await rowsByUid(this.db, LAYOUTS.get(parentDef.name)!, [...missing], this.eventId);
+      const found = await this.lookUp(parentDef, [...missing]);
       for (const row of found) {
         if (row.owner_event_id === this.eventId) known.set(row.uid as string, row.id as number);
         else this.otherEvent(parentDef, row.uid as string);
