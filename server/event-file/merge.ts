@@ -103,6 +103,11 @@ export interface ImportOptions {
    * and a file of an event not here is refused. Default true.
    */
   allowSetupChanges?: boolean;
+  /**
+   * Where a merge reads while it checks (a read connection of the same database, e.g. the
+   * server's), so the checks take nothing from the writer the door uses. Default: the writer.
+   */
+  reader?: Conn;
 }
 
 // Records checked and staged together. A new event's rows are written in small statements,
@@ -397,11 +402,13 @@ export class EventMerger {
 
   /**
    * Rows of this table with these uids, read a hundred at a time outside any transaction: on
-   * the writer's connection each read is one short statement between the door's scans.
+   * the writer's connection each read is one short statement between the door's scans; on a
+   * reader, none is.
    */
   private async lookUp(def: TableDef, uids: string[]): Promise<Row[]> {
     const rows: Row[] = [];
-    for (const part of chunks(uids, WRITE_ROWS)) rows.push(...(await rowsByUid(this.db, LAYOUTS.get(def.name)!, part, this.eventId)));
+    const reader = this.options.reader ?? this.db;
+    for (const part of chunks(uids, WRITE_ROWS)) rows.push(...(await rowsByUid(reader, LAYOUTS.get(def.name)!, part, this.eventId)));
     return rows;
   }
 

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { download, importFile, readFile, rec, seedFullEvent, stamp, writeFile } from '../helpers/event-files';
 import { MSG } from '../../core/messages';
+import { createDb } from '../../db/knex';
+import { importEventFile } from '../../server/event-file';
 
 describe('GET /events/:event_id/export?since=T (a delta)', () => {
   let laptop1: TestServer;
@@ -63,6 +67,22 @@ describe('GET /events/:event_id/export?since=T (a delta)', () => {
     const guests = await laptop2.get(`/events/${res.body.event_id}/guests?only_checkins=true`);
     assert.deepEqual(guests.body.results.map((g: { barcode: string }) => g.barcode), ['LATE-1']);
     assert.equal((await laptop2.db('session_tags').count({ n: '*' }))[0].n, 1);
+  });
+
+  it('merges the same with its checks read on another connection of the database', async () => {
+    const reader = createDb(laptop2.config.db);
+    try {
+      const file = path.join(laptop2.dir, 'delta.doorlist.gz');
+      fs.writeFileSync(file, await download(laptop1, eventId, undefined, `?since=${since}`));
+      const again = await importEventFile(laptop2.db, file, { scope: null, reader });
+      assert.equal(again.event_created, false);
+      assert.equal(again.checkins_added, 0);
+      assert.equal(again.unchanged.guests, 1);
+      assert.equal(again.unchanged.checkins, 2);
+      assert.deepEqual(again.conflicts, []);
+    } finally {
+      await reader.destroy();
+    }
   });
 
   it('answers 400 for a since that is not a time', async () => {
