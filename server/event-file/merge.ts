@@ -243,6 +243,8 @@ export class EventMerger {
     const parsed = EventRecord.safeParse(record);
     if (!parsed.success) throw new EventFileRejected('its event record is invalid');
     const incoming = parsed.data;
+    // An import a crash left behind no longer holds its event's uid.
+    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
     const local = await eventByUid(this.db, incoming.uid);
     const { scope } = this.options;
     if (local) {
@@ -262,7 +264,6 @@ export class EventMerger {
     if (!this.allowSetup) throw new ConflictError({ detail: MSG.eventFileDoorNewEvent });
     const groupId = await this.groupForNewEvent();
     this.groupId = groupId;
-    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
     this.eventId = await insertHiddenEvent(this.db, { ...incoming, group_id: groupId });
     this.eventCreated = true;
     this.result.created.events++;
