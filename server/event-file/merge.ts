@@ -365,23 +365,25 @@ export class EventMerger {
         }
         if (!this.allowSetup && !def.door?.update) {
           // A scan elsewhere moves a guest's door state and `modified`, and nothing else.
+          // Otherwise the local record stands as it is (for its children too): listed, not applied.
           if (this.sameAsLocal(def, local, record)) this.result.unchanged[def.name]++;
           else {
             this.refuseSetupChange(def.name, uid);
-            this.skip(def, uid);
+            this.result.skipped[def.name]++;
           }
+          if (OWNERS.has(def.name)) this.keptParents.add(`${def.name}:${local.id}`);
           continue;
         }
       } else {
+        if (!this.allowSetup && !this.doorMayCreate(def, record)) {
+          this.refuseSetupChange(def.name, uid);
+          this.skip(def, uid);
+          continue;
+        }
         // A child of a parent whose local version won: the local set stands as it is.
         const parentId = owned ? this.ids.get(owned.parent)?.get(record[def.refs[0].key] as string) : undefined;
         if (parentId !== undefined && this.keptParents.has(`${owned!.parent}:${parentId}`)) {
           this.result.unchanged[def.name]++;
-          continue;
-        }
-        if (!this.allowSetup && !this.doorMayCreate(def, record)) {
-          this.refuseSetupChange(def.name, uid);
-          this.skip(def, uid);
           continue;
         }
         this.incomingUids.get(def.name)!.add(uid);

@@ -40,6 +40,9 @@ describe('importEventFile with allowSetupChanges: false (a door role)', () => {
       .returning('id');
     await db('guest_answers').insert(rec({ guest_id: walkIn.id, question_id: question.id, text_answer: 'Fish' }, -5));
     await db('checkins').insert(rec({ event_id: doorEventId, guest_id: walkIn.id, direction: 'in', scanned_at: stamp(5), station: 'Door laptop' }, -5));
+    // A session scan that registered the walk-in on the spot.
+    const session = await db('sessions').where({ event_id: doorEventId }).first();
+    await db('session_registrations').insert(rec({ session_id: session.id, guest_id: walkIn.id }, -5));
     await db('guests').where({ id: walkIn.id }).update({ checked_in_at: stamp(5) });
     const officeGuest = await db('guests').where({ event_id: doorEventId, first_name: 'Office' }).first();
     await db('checkins').where({ guest_id: officeGuest.id }).update({ undone_at: stamp(5), modified: stamp(5) });
@@ -64,7 +67,7 @@ describe('importEventFile with allowSetupChanges: false (a door role)', () => {
     await Promise.all([office.stop(), door.stop()]);
   });
 
-  it('takes the check-in, the undo and the walk-in with its answer, and lists every other change as a conflict', async () => {
+  it('takes the check-in, the undo and the walk-in with its answer and session registration, and lists every other change as a conflict', async () => {
     const before = {
       event: await office.db('events').where({ id: eventId }).first(),
       sessions: await office.db('sessions').where({ event_id: eventId }),
@@ -77,6 +80,7 @@ describe('importEventFile with allowSetupChanges: false (a door role)', () => {
     assert.equal(result.updated.checkins, 1);
     assert.equal(result.created.guests, 1);
     assert.equal(result.created.guest_answers, 1);
+    assert.equal(result.created.session_registrations, 1);
     assert.equal(result.created.registration_types, 0);
     assert.deepEqual(result.double_admissions, []);
     const doorDb = door.db;
