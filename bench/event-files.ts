@@ -137,8 +137,17 @@ export interface ScanDuringImportInput {
   stations?: number;
 }
 
-/** p50/p99 of scans answered while the server imports `file` over HTTP, and how long the import took. */
-async function scansWhileImporting(input: ScanDuringImportInput, next: () => number): Promise<{ latencies: number[]; importMs: number; status: number; non2xx: number }> {
+/**
+ * p50/p99 of scans answered while the server imports `file` over HTTP (or, without a file,
+ * for `idleMs` with nothing else running: the same load's baseline on this machine now), and
+ * how long the import took.
+ */
+async function scansWhileImporting(
+  input: ScanDuringImportInput,
+  next: () => number,
+  file: string | undefined,
+  idleMs = 5000,
+): Promise<{ latencies: number[]; importMs: number; status: number; non2xx: number }> {
   const headers = { authorization: `Token ${input.key}`, 'content-type': 'application/json' };
   const latencies: number[] = [];
   let non2xx = 0;
@@ -159,31 +168,41 @@ async function scansWhileImporting(input: ScanDuringImportInput, next: () => num
   };
   const stations = Array.from({ length: input.stations ?? 4 }, (_, n) => station(n));
   const started = performance.now();
-  const res = await fetch(`${input.baseUrl}/events/import`, {
-    method: 'POST',
-    headers: { authorization: `Token ${input.key}`, 'content-type': 'application/gzip' },
-    body: fs.createReadStream(input.file) as unknown as BodyInit,
-    duplex: 'half',
-  } as RequestInit);
-  await res.arrayBuffer();
+  let status = 0;
+  if (file) {
+    const res = await fetch(`${input.baseUrl}/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Token ${input.key}`, 'content-type': 'application/gzip' },
+      body: fs.createReadStream(file) as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit);
+    await res.arrayBuffer();
+    status = res.status;
+  } else await new Promise((resolve) => setTimeout(resolve, idleMs));
   const importMs = performance.now() - started;
   importing = false;
   await Promise.all(stations);
-  return { latencies: latencies.sort((a, b) => a - b), importMs, status: res.status, non2xx };
+  return { latencies: latencies.sort((a, b) => a - b), importMs, status, non2xx };
 }
 
 /**
  * The door while a 100,000-guest event file is imported on the same server (issue 12): four
- * stations scan guests of the seeded event one after another, first while the file creates
- * its event, then while the same file merges into it again.
+ * stations scan guests of the seeded event one after another, first alone (the baseline on
+ * this machine now), then while the file creates its event, then while it merges again.
  */
 export async function benchScanDuringImport(input: ScanDuringImportInput, log: Log): Promise<Metric[]> {
   // The last guests of the seeded event, from the top down: earlier sections scanned the first ones.
   let i = input.guests;
   const next = () => (i > 0 ? --i : input.guests - 1);
-  const metrics: Metric[] = [];
+  const baseline = await scansWhileImporting(input, next, undefined);
+  const [baseP50, baseP99] = [round(percentile(baseline.latencies, 50), 1), round(percentile(baseline.latencies, 99), 1)];
+  log(`  scans with no import (the same four stations, ${baseline.latencies.length} scans): p50 ${baseP50} ms, p99 ${baseP99} ms`);
+  const metrics: Metric[] = [
+    { section: 'event-files', name: 'scan p50 with no import (baseline)', value: baseP50, unit: 'ms' },
+    { section: 'event-files', name: 'scan p99 with no import (baseline)', value: baseP99, unit: 'ms' },
+  ];
   for (const [label, expected] of [['import (new event)', 201], ['import again (merge)', 200]] as const) {
-    const run = await scansWhileImporting(input, next);
+    const run = await scansWhileImporting(input, next, input.file);
     if (run.status !== expected) throw new Error(`${label}: answered ${run.status}, expected ${expected}`);
     const p50 = round(percentile(run.latencies, 50), 1);
     const p99 = round(percentile(run.latencies, 99), 1);

@@ -5,6 +5,7 @@ import { createEvent, createGroup } from '../helpers/fixtures';
 import { download, importFile, readFile, seedFullEvent } from '../helpers/event-files';
 import { insertHiddenEvent } from '../../db/repositories/event-file-merge';
 import { MSG } from '../../core/messages';
+import type { EventRow } from '../../db/repositories/events';
 
 /** A new event's rows are written under an event no one sees until the import reveals it. */
 describe('POST /events/import: an event still being imported', () => {
@@ -27,7 +28,7 @@ describe('POST /events/import: an event still being imported', () => {
   });
 
   it('is in no list and answers 404, and a second import of it answers 409', async () => {
-    const hidden = await insertHiddenEvent(laptop.db, { ...(eventRecord as never), group_id: groupId });
+    const hidden = await insertHiddenEvent(laptop.db, { ...(eventRecord as Omit<EventRow, 'id' | 'group_id'>), group_id: groupId });
     assert.equal((await laptop.get('/events')).body.count, 0);
     assert.deepEqual((await laptop.get(`/events/${hidden}`)).body, { detail: MSG.eventNotFound });
     assert.equal((await laptop.get(`/events/${hidden}/guests`)).status, 404);
