@@ -37,7 +37,7 @@ import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, reco
  *
  * An import runs in two steps so that the door never waits behind it:
  * - `add` (every record, in file order) parses and checks the file and stages it, outside
- *   the write that makes it visible. A new event is written in short transactions under an
+ *   the write that makes it visible. A new event is written in small statements under an
  *   event no one sees yet; a merge only reads, and keeps what would change.
  * - `finish` makes it visible in one short transaction: it reveals the new event, or
  *   applies the kept changes of a merge. Anything refused before that leaves the database
@@ -415,7 +415,7 @@ export class EventMerger {
     return rows;
   }
 
-  /** A door role adds check-ins and new guests with their answers; nothing else. */
+  /** A door role adds check-ins (with the registrations a scan makes) and new guests with their answers; nothing else. */
   private doorMayCreate(def: TableDef, record: Row): boolean {
     if (!def.door?.create) return false;
     if (def.name === 'guest_answers') return this.incomingUids.get('guests')!.has(record.guest_uid as string);
