@@ -2,18 +2,34 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
+import { dialectOf } from './dialect';
+import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
 /** Repositories take either the database or an open transaction. */
 export type Conn = Knex | Knex.Transaction;
 
+/** What the database setting may say beyond its location (PostgreSQL only). */
+export type DbOptions = PostgresOptions;
+
+/**
+ * Builds knex for the database setting: a `postgres://` or `postgresql://` URL is a central
+ * PostgreSQL (db/dialect/postgres.ts); any other `scheme://` is refused, never taken for a file
+ * name; anything else is a SQLite file.
+ */
+export function createDb(setting: string, options: DbOptions = {}): Db {
+  if (isPostgresUrl(setting)) return knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(setting)) throw new Error(`unsupported database ${setting.split('://')[0]}://: give a SQLite file or a postgres:// URL`);
+  return createSqliteDb(setting);
+}
+
 /**
  * Builds knex over one SQLite file. A single pooled connection serialises every
  * statement, so concurrent requests queue instead of meeting SQLITE_BUSY, and WAL
  * lets that one writer commit without blocking readers in other processes.
  */
-export function createDb(file: string): Db {
+function createSqliteDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   return knex({
     client: 'sqlite3',
@@ -34,6 +50,7 @@ export function createDb(file: string): Db {
   });
 }
 
+/** Brings the schema up to date; processes starting together on one PostgreSQL take turns. */
 export async function migrateLatest(db: Db): Promise<void> {
-  await db.migrate.latest();
+  await dialectOf(db).exclusively(db, () => db.migrate.latest());
 }

@@ -114,7 +114,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     return values.help ? 0 : 2;
   }
   const config = loadConfig(process.env, values.db ? ['--db', values.db] : []);
-  const db = createDb(config.db);
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     await migrateLatest(db);
     if (command === 'export') await runExport(db, values);

@@ -8,6 +8,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const ConfigSchema = z
   .object({
     db: z.string().min(1),
+    /** PostgreSQL only: connections per process, and the longest a statement may run. */
+    dbPool: z.coerce.number().int().min(1).max(1000).optional(),
+    dbStatementTimeoutMs: z.coerce.number().int().min(100).optional(),
     host: z.string().min(1),
     port: z.coerce.number().int().min(0).max(65535),
     httpsPort: z.coerce.number().int().min(0).max(65535),
@@ -50,6 +53,8 @@ export function loadConfig(
   });
   const parsed = ConfigSchema.safeParse({
     db: values.db ?? env.DOORLIST_DB ?? path.join(defaultDataDir(), 'doorlist.sqlite'),
+    dbPool: env.DOORLIST_DB_POOL || undefined,
+    dbStatementTimeoutMs: env.DOORLIST_DB_STATEMENT_TIMEOUT_MS || undefined,
     host: values.host ?? env.DOORLIST_HOST ?? '127.0.0.1',
     port: values.port ?? env.DOORLIST_PORT ?? 8787,
     httpsPort: values['https-port'] ?? env.DOORLIST_HTTPS_PORT ?? 8788,

@@ -6,7 +6,8 @@ import pino, { type Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
-import type { Config } from './config';
+import { defaultDataDir, type Config } from './config';
+import { isPostgresUrl } from '../db/dialect/postgres';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, startHttps, type HttpsSharing } from './lan';
 
@@ -30,6 +31,11 @@ export function defaultRendererDir(): string {
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[0];
 }
 
+/** The LAN certificate lives beside a SQLite file; with PostgreSQL, in the per-user data folder. */
+function certificateBeside(db: string): string {
+  return isPostgresUrl(db) ? path.join(defaultDataDir(), 'doorlist.sqlite') : db;
+}
+
 /** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
 async function ensureAdmin(db: Db, config: Config): Promise<void> {
   if (!config.adminUsername || !config.adminPassword) return;
@@ -47,7 +53,7 @@ async function ensureAdmin(db: Db, config: Config): Promise<void> {
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const db = createDb(config.db);
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   await migrateLatest(db);
   await ensureAdmin(db, config);
   const { listener: app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
@@ -69,7 +75,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
   const secure = isLoopbackHost(config.host)
     ? undefined
-    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
+    : await startHttps(app, { dbPath: certificateBeside(config.db), host: config.host, port: config.httpsPort }).catch((err: Error) => {
         logger.warn({ err }, 'HTTPS for the LAN could not start');
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
