@@ -33,8 +33,9 @@ export function markConnectionLost(err: unknown): void {
 
 // Socket-level failures on the way to PostgreSQL.
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-// SQLSTATEs: admin/crash shutdown, cannot connect now, too many connections.
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// SQLSTATEs: admin/crash shutdown, cannot connect now, too many connections, the database
+// does not exist (yet, or no longer) or refuses our credentials: nothing the request did.
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28000', '28P01']);
 // Serialisation failure, deadlock.
 const RETRYABLE_STATES = new Set(['40001', '40P01']);
 // Statement timeout (query_canceled), lock not available.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from '../db/knex';
-import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
+import { findUserByUsername, insertUserIfAbsent, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
 import { defaultDataDir, type Config } from './config';
 import { isPostgresUrl } from '../db/dialect/postgres';
@@ -36,13 +36,21 @@ function certificateBeside(db: string): string {
   return isPostgresUrl(db) ? path.join(defaultDataDir(), 'doorlist.sqlite') : db;
 }
 
-/** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
+/**
+ * DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that
+ * password. Processes starting together on one database may both insert: one wins, the other's
+ * insert is ignored, and both then check the stored user.
+ */
 async function ensureAdmin(db: Db, config: Config): Promise<void> {
   if (!config.adminUsername || !config.adminPassword) return;
-  const existing = await findUserByUsername(db, config.adminUsername);
-  if (!existing) {
-    await insertUser(db, { username: config.adminUsername, password_hash: await hashPassword(config.adminPassword), is_admin: true });
-  } else if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
+  let inserted: string | undefined;
+  if (!(await findUserByUsername(db, config.adminUsername))) {
+    inserted = await hashPassword(config.adminPassword);
+    await insertUserIfAbsent(db, { username: config.adminUsername, password_hash: inserted, is_admin: true });
+  }
+  const existing = (await findUserByUsername(db, config.adminUsername))!;
+  if (existing.password_hash === inserted) return;
+  if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
     await setUserPassword(db, existing.id, await hashPassword(config.adminPassword), true);
   }
 }
@@ -53,7 +61,7 @@ async function ensureAdmin(db: Db, config: Config): Promise<void> {
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message) });
   await migrateLatest(db);
   await ensureAdmin(db, config);
   const { listener: app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });

@@ -12,6 +12,8 @@ export interface PostgresOptions {
   pool?: number;
   /** Longest a statement may run before PostgreSQL cancels it (the request then answers 503). */
   statementTimeoutMs?: number;
+  /** Where knex's warnings go (a connection PostgreSQL dropped, one that could not be made); stderr by default. */
+  warn?: (message: string) => void;
 }
 
 const DEFAULT_POOL = 10;
@@ -72,5 +74,6 @@ export function postgresConfig(url: string, options: PostgresOptions = {}): Knex
     },
     // While PostgreSQL is away a request waits at most this long for a connection, then 503.
     acquireConnectionTimeout: 5_000,
+    ...(options.warn && { log: { warn: options.warn, error: options.warn } }),
   };
 }

@@ -30,6 +30,11 @@ export async function insertUser(
   return row.id;
 }
 
+/** Inserts the user unless the username is taken (by a process starting at the same moment, say). */
+export async function insertUserIfAbsent(db: Conn, user: { username: string; password_hash: string; is_admin: boolean }): Promise<void> {
+  await db('users').insert({ ...newRecord(), ...user }).onConflict('username').ignore();
+}
+
 export async function setUserPassword(db: Conn, id: number, passwordHash: string, isAdmin: boolean): Promise<void> {
   await db('users').where({ id }).update({ password_hash: passwordHash, is_admin: isAdmin, modified: nowIso() });
 }
