@@ -52,5 +52,5 @@ function createSqliteDb(file: string): Db {
 
 /** Brings the schema up to date; processes starting together on one PostgreSQL take turns. */
 export async function migrateLatest(db: Db): Promise<void> {
-  await dialectOf(db).exclusively(db, () => db.migrate.latest());
+  await dialectOf(db).migrateLatest(db);
 }

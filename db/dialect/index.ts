@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import knex, { type Knex } from 'knex';
 
 /**
  * The few things SQLite and PostgreSQL do differently, in one place: repositories ask the
@@ -13,13 +13,8 @@ export interface Dialect {
    * concurrent writers count before they insert; SQLite's single writer already serialises them.
    */
   forUpdate<Q extends Knex.QueryBuilder>(query: Q): Q;
-  /** As forUpdate, skipping rows another transaction holds (work queues claimed by many processes). */
-  forUpdateSkipLocked<Q extends Knex.QueryBuilder>(query: Q): Q;
-  /**
-   * Runs `work` (migrations) while no other process runs it: a PostgreSQL advisory lock, held
-   * by a transaction so it is released even when the process dies. SQLite runs it as it is.
-   */
-  exclusively<T>(db: Knex, work: () => Promise<T>): Promise<T>;
+  /** Brings the schema up to date; processes starting together on one database take turns. */
+  migrateLatest(db: Knex): Promise<void>;
   /**
    * Makes a text column compare byte by byte (binary collation), whatever the database's
    * collation, so prefix ranges (`term >= 'ab' and term < 'ab' || U+10FFFF`) hold. SQLite
@@ -33,8 +28,9 @@ const sqlite: Dialect = {
   // SQLite binds at most 32766 parameters per statement.
   maxParams: 30_000,
   forUpdate: (query) => query,
-  forUpdateSkipLocked: (query) => query,
-  exclusively: (_db, work) => work(),
+  migrateLatest: async (db) => {
+    await db.migrate.latest();
+  },
   binaryCollation: async () => {},
 };
 
@@ -46,16 +42,20 @@ const postgres: Dialect = {
   // The wire protocol counts parameters in 16 bits (65535).
   maxParams: 60_000,
   forUpdate: (query) => query.forUpdate() as typeof query,
-  forUpdateSkipLocked: (query) => query.forUpdate().skipLocked() as typeof query,
-  async exclusively<T>(db: Knex, work: () => Promise<T>): Promise<T> {
-    // The lock is taken on one pooled connection and `work` runs on others (knex migrations
-    // open their own transactions): the pool always has at least two (db/dialect/postgres.ts).
-    let result: T | undefined;
-    await db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
-      result = await work();
-    });
-    return result as T;
+  async migrateLatest(db) {
+    // On connections of their own: without the statement timeout (an index on millions of
+    // guests takes longer), and under an advisory lock held by a transaction, so processes
+    // starting together migrate one after another and a process that dies releases it.
+    const config = db.client.config as Knex.Config;
+    const migrator = knex({ ...config, connection: { ...(config.connection as Knex.PgConnectionConfig), statement_timeout: 0 }, pool: { min: 0, max: 2 } });
+    try {
+      await migrator.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+        await migrator.migrate.latest();
+      });
+    } finally {
+      await migrator.destroy();
+    }
   },
   binaryCollation: async (db, table, column, length) => {
     await db.raw(`alter table ?? alter column ?? type varchar(${Number(length)}) collate "C"`, [table, column]);

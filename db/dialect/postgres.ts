@@ -49,7 +49,7 @@ const types = {
 
 /** The knex configuration of a central Doorlist on PostgreSQL. */
 export function postgresConfig(url: string, options: PostgresOptions = {}): Knex.Config {
-  const max = Math.max(2, options.pool ?? DEFAULT_POOL);
+  const max = options.pool ?? DEFAULT_POOL;
   return {
     client: 'pg',
     connection: {
