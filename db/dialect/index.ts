@@ -8,11 +8,6 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The most bound parameters one statement may carry (bulk inserts size their batches by it). */
   readonly maxParams: number;
-  /**
-   * Locks the rows the select reads until the transaction ends. PostgreSQL needs it where
-   * concurrent writers count before they insert; SQLite's single writer already serialises them.
-   */
-  forUpdate<Q extends Knex.QueryBuilder>(query: Q): Q;
   /** Brings the schema up to date; processes starting together on one database take turns. */
   migrateLatest(db: Knex): Promise<void>;
   /**
@@ -27,7 +22,6 @@ const sqlite: Dialect = {
   name: 'sqlite',
   // SQLite binds at most 32766 parameters per statement.
   maxParams: 30_000,
-  forUpdate: (query) => query,
   migrateLatest: async (db) => {
     await db.migrate.latest();
   },
@@ -41,7 +35,6 @@ const postgres: Dialect = {
   name: 'postgres',
   // The wire protocol counts parameters in 16 bits (65535).
   maxParams: 60_000,
-  forUpdate: (query) => query.forUpdate() as typeof query,
   async migrateLatest(db) {
     // On connections of their own: without the statement timeout (an index on millions of
     // guests takes longer), and under an advisory lock held by a transaction, so processes

@@ -1,6 +1,5 @@
 import type { Conn, Trx } from '../knex';
 import { newRecord, toBool } from '../records';
-import { dialectOf } from '../dialect';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { PageRequest } from '../../core/paging';
 
@@ -135,15 +134,16 @@ export type RegistrationOutcome = (typeof REGISTRATION_OUTCOME)[keyof typeof REG
 
 /**
  * Registers a guest into a session unless every seat (capacity + overbook_capacity) is taken.
- * The count and the insert are one statement, taken while the session row is locked (PostgreSQL;
- * SQLite has one writer), and the (session, guest) pair is unique (ON CONFLICT: no error that
- * would abort the caller's transaction), so concurrent calls never admit more than the seats
+ * The session's row is locked first (an update that changes nothing), so registrations for one
+ * session queue in every process and database; then the count and the insert are one
+ * statement, and the (session, guest) pair is unique (ON CONFLICT: no error that would abort
+ * the caller's transaction on PostgreSQL), so concurrent calls never admit more than the seats
  * and a repeat never takes a second seat. Run it inside a transaction; the guest must already
  * be known to belong to the session's event.
  */
 export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow, 'id'>, guestId: number): Promise<RegistrationOutcome> {
+  await trx('sessions').where({ id: session.id }).update({ modified: trx.ref('modified') });
   if (await isGuestRegistered(trx, session.id, guestId)) return REGISTRATION_OUTCOME.alreadyRegistered;
-  await dialectOf(trx).forUpdate(trx('sessions').where({ id: session.id }).select('id'));
   const { uid, created, modified } = newRecord();
   await trx.raw(
     `insert into session_registrations (uid, created, modified, session_id, guest_id)
@@ -155,7 +155,7 @@ export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow,
   );
   const registration = await trx('session_registrations').where({ session_id: session.id, guest_id: guestId }).first('uid');
   if (!registration) return REGISTRATION_OUTCOME.full;
-  // Another writer registered the guest between the check above and the insert.
+  // A writer that takes no session lock (an event-file import) registered the guest meanwhile.
   if (registration.uid !== uid) return REGISTRATION_OUTCOME.alreadyRegistered;
   // The session's `registered` count changed: move `modified` so list deltas carry it.
   await trx('sessions').where({ id: session.id }).update({ modified });
