@@ -72,8 +72,10 @@ export function postgresConfig(url: string, options: PostgresOptions = {}): Knex
         done(null, conn);
       },
     },
-    // While PostgreSQL is away a request waits at most this long for a connection, then 503.
-    acquireConnectionTimeout: 5_000,
+    // A burst (200 doors scanning one badge queue on its row lock) may hold every connection
+    // for a while: a request waits this long for one before it answers 503. A database that is
+    // down fails each new connection at once (knex passes that error on): 503 straight away.
+    acquireConnectionTimeout: 30_000,
     ...(options.warn && { log: { warn: options.warn, error: options.warn } }),
   };
 }
