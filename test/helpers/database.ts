@@ -32,7 +32,14 @@ async function asAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 export async function createTestDatabase(dir: string): Promise<TestDatabase> {
   if (!TEST_PG) return { setting: path.join(dir, 'doorlist.sqlite'), drop: async () => {} };
   const name = `doorlist_test_${randomBytes(6).toString('hex')}`;
-  await asAdmin((client) => client.query(`create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`));
+  await asAdmin(async (client) => {
+    try {
+      await client.query(`create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`);
+    } catch {
+      // A PostgreSQL built without ICU: the server's default collation.
+      await client.query(`create database ${name}`);
+    }
+  });
   const url = new URL(TEST_PG);
   url.pathname = `/${name}`;
   return {
