@@ -20,7 +20,8 @@ export type DbOptions = PostgresOptions;
  */
 export function createDb(setting: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(setting)) return knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(setting)) throw new Error(`unsupported database ${setting.split('://')[0]}://: give a SQLite file or a postgres:// URL`);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(setting)?.[1].toLowerCase();
+  if (scheme) throw new Error(`${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`);
   return createSqliteDb(setting);
 }
 

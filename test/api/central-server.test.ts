@@ -4,16 +4,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
 import { MSG } from '../../core/messages';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 import { ADMIN } from '../helpers/server';
 import { call, startServeProcess, type ServeProcess } from '../helpers/serve-process';
-
-const ROOT = path.resolve(__dirname, '..', '..');
 
 // Several server processes on one PostgreSQL database must behave as one server.
 const skip = TEST_PG ? false : 'several processes share one database only on PostgreSQL (DOORLIST_TEST_PG)';
@@ -159,18 +155,3 @@ describe('two server processes on one PostgreSQL database', { skip }, () => {
   });
 });
 
-describe('npm run serve with a database URL it does not know', () => {
-  it('refuses mysql:// with one line on stderr and exit code 1, never taking it for a file name', async () => {
-    const failed = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, DOORLIST_DB: 'mysql://door@db.internal/doorlist', DOORLIST_PORT: '0', DOORLIST_LOG_LEVEL: 'silent' },
-    }).then(
-      () => assert.fail('the server started'),
-      (err: { code: number; stdout: string; stderr: string }) => err,
-    );
-    assert.equal(failed.code, 1);
-    assert.equal(failed.stdout, '');
-    assert.equal(failed.stderr, 'Doorlist could not start: unsupported database mysql://: give a SQLite file or a postgres:// URL\n');
-    assert.ok(!fs.existsSync(path.join(ROOT, 'mysql:')));
-  });
-});

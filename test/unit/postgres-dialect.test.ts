@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { createDb } from '../../db/knex';
 import { isoInstant, isPostgresUrl } from '../../db/dialect/postgres';
 import { dialectOf } from '../../db/dialect';
+import { loadConfig } from '../../server/config';
 
 describe('the database setting', () => {
   it('takes postgres:// and postgresql:// URLs for PostgreSQL, in any case', () => {
@@ -10,9 +11,15 @@ describe('the database setting', () => {
     for (const file of ['/var/lib/doorlist.sqlite', 'C:\\Doorlist\\door.sqlite', 'postgres.sqlite', ':memory:']) assert.ok(!isPostgresUrl(file), file);
   });
 
+  it('is taken by the configuration with the pool size and statement timeout', () => {
+    const config = loadConfig({ DOORLIST_DB: 'postgresql://door:pw@db.local:5432/doorlist', DOORLIST_DB_POOL: '25', DOORLIST_DB_STATEMENT_TIMEOUT_MS: '5000' }, []);
+    assert.deepEqual([config.db, config.dbPool, config.dbStatementTimeoutMs], ['postgresql://door:pw@db.local:5432/doorlist', 25, 5000]);
+    assert.throws(() => loadConfig({ DOORLIST_DB: 'postgres://db/x', DOORLIST_DB_POOL: 'lots' }, []), /Invalid Doorlist configuration: dbPool/);
+  });
+
   it('refuses any other scheme instead of taking it for a file name', () => {
     for (const url of ['mysql://db/doorlist', 'sqlite://door.sqlite', 'http://example.org/x']) {
-      assert.throws(() => createDb(url), /unsupported database \w+:\/\/: give a SQLite file or a postgres:\/\/ URL/);
+      assert.throws(() => createDb(url), { message: `${url.split(':')[0]}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL` });
     }
   });
 
