@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import { generate } from 'selfsigned';
+import { isPostgresUrl } from '../db/dialect/postgres';
+import { defaultDataDir } from './config';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -49,8 +51,9 @@ export function reachableUrls(scheme: 'http' | 'https', host: string, port: numb
   return (hosts.length ? hosts : [host]).map((h) => `${scheme}://${h}:${port}`);
 }
 
+/** Beside a SQLite file; for a PostgreSQL URL, in the per-user data folder. */
 function certificatePaths(dbPath: string) {
-  const dir = path.dirname(path.resolve(dbPath));
+  const dir = isPostgresUrl(dbPath) ? defaultDataDir() : path.dirname(path.resolve(dbPath));
   return { dir, certPath: path.join(dir, CERT_FILE), keyPath: path.join(dir, KEY_FILE) };
 }
 

@@ -6,8 +6,7 @@ import pino, { type Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { findUserByUsername, insertUserIfAbsent, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
-import { defaultDataDir, type Config } from './config';
-import { isPostgresUrl } from '../db/dialect/postgres';
+import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, startHttps, type HttpsSharing } from './lan';
 
@@ -29,11 +28,6 @@ export function defaultRendererDir(): string {
   // out/main, or from a shared chunk in out/main/chunks.
   const candidates = [path.resolve(__dirname, '..', 'out', 'renderer'), path.resolve(__dirname, '..', 'renderer'), path.resolve(__dirname, '..', '..', 'renderer')];
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[0];
-}
-
-/** The LAN certificate lives beside a SQLite file; with PostgreSQL, in the per-user data folder. */
-function certificateBeside(db: string): string {
-  return isPostgresUrl(db) ? path.join(defaultDataDir(), 'doorlist.sqlite') : db;
 }
 
 /**
@@ -83,7 +77,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
   const secure = isLoopbackHost(config.host)
     ? undefined
-    : await startHttps(app, { dbPath: certificateBeside(config.db), host: config.host, port: config.httpsPort }).catch((err: Error) => {
+    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
         logger.warn({ err }, 'HTTPS for the LAN could not start');
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
