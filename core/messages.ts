@@ -102,6 +102,7 @@ export const MSG = {
   invalidPage: 'Page must be a positive integer.',
   tooManyLogins: 'Too many failed sign-in attempts. Try again in a few minutes.',
   databaseBusy: 'The database is busy; try again.',
+  databaseUnavailable: 'The database cannot be reached; try again shortly.',
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
   databaseDamaged: (file: string, problem: string) =>

@@ -127,7 +127,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   }
   const config = loadConfig(process.env, values.db ? ['--db', values.db] : []);
   protectDatabaseFiles(config.db);
-  const db = createDb(config.db);
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     await migrateLatest(db);
     if (command === 'export') await runExport(db, values);
