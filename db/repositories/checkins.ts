@@ -119,6 +119,9 @@ interface ScanGuestRow {
   nfc_tag: string | null;
   objstatus: number;
   checked_in_at: string | null;
+  attention: number;
+  notes: string | null;
+  registration_type_attention: number;
 }
 
 interface ScanSessionRow {
@@ -147,15 +150,18 @@ function toScanGuest(row: ScanGuestRow) {
     registration_type: row.registration_type_id,
     registration_type_name: row.registration_type_name,
     barcode: row.barcode,
+    attention: Boolean(row.attention),
+    notes: row.notes,
+    registration_type_attention: Boolean(row.registration_type_attention),
   };
 }
 
 const GUEST_COLUMNS = `g.id, g.first_name, g.last_name, g.email, g.company, g.registration_type_id, rt.name AS registration_type_name,
-  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at
+  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at, g.attention, g.notes, rt.attention AS registration_type_attention
   FROM guests g JOIN registration_types rt ON rt.id = g.registration_type_id`;
 
 const GUEST_JSON = `json_array(g.id, g.first_name, g.last_name, g.email, g.company, g.registration_type_id, rt.name,
-  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at)`;
+  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at, g.attention, g.notes, rt.attention)`;
 // CROSS JOIN keeps the scanned values the outer loop: one index lookup per value, never a
 // scan of the event's guests (which the planner picks for an empty id list otherwise).
 const GUESTS_JSON = (column: string, param: string) =>
@@ -399,11 +405,11 @@ function literal(json: string): string {
   return `'${json.replace(/'/g, "''")}'`;
 }
 
-type GuestTuple = [number, string, string, string, string | null, number, string, string, string | null, number, string | null];
+type GuestTuple = [number, string, string, string, string | null, number, string, string, string | null, number, string | null, number, string | null, number];
 
 function guestOf(t: GuestTuple): ScanGuestRow {
-  const [id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at] = t;
-  return { id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at };
+  const [id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at, attention, notes, registration_type_attention] = t;
+  return { id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at, attention, notes, registration_type_attention };
 }
 
 interface DoorBatch {
