@@ -51,6 +51,23 @@ export class DoorPage {
     await this.page.keyboard.press('Enter');
   }
 
+  /**
+   * The same code again from this station within 3 s is the reader firing twice and shows
+   * the first answer; a test that means a second scan waits this out.
+   */
+  async waitPastRepeatGuard(): Promise<void> {
+    await this.page.waitForTimeout(3100);
+  }
+
+  /** Ctrl+Z, then confirms the undo it names. */
+  async undoConfirmed(name: string | RegExp): Promise<void> {
+    await this.undo();
+    const dialog = this.page.getByRole('dialog', { name: 'Undo this scan?' });
+    await expect(dialog.getByTestId('undo-question')).toContainText(name);
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect(dialog).toBeHidden();
+  }
+
   /** A reader at full speed: the code and Enter with no pause between keys. */
   async scanFast(code: string): Promise<void> {
     await this.page.keyboard.type(code);
