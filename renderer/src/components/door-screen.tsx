@@ -58,7 +58,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
 
   const log = useScanLog(event.id);
   const live = useLiveStats(api, event.id, setOnline);
-  const { copy } = useGuestCopy(api, event.id, online, setOnline);
+  const { copy, size: copySize } = useGuestCopy(api, event.id, online, setOnline);
   const queue = useOfflineQueue(api, {
     onScanAnswer: (item, answer) => pipeline.replayed(item, answer),
     onWalkInRefused: (item) => pipeline.setNotice(t('walkIn.refusedOnReplay', { name: `${item.fields.first_name} ${item.fields.last_name}` })),
@@ -183,6 +183,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         stats={live.stats}
         online={online}
         pending={queue.pending}
+        copySize={copySize}
         station={settings.station}
         muted={settings.sound.muted}
         locked={lock.locked}

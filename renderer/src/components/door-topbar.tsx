@@ -9,6 +9,8 @@ interface Props {
   stats?: EventStats;
   online: boolean;
   pending: number;
+  /** Guests in the station's copy of the list (what it can decide from offline). */
+  copySize: number;
   station: string;
   muted: boolean;
   locked: boolean;
@@ -37,7 +39,7 @@ export function DoorTopbar(p: Props) {
         </span>
       </div>
       <div className="status-area">
-        <span className={p.online ? 'conn ok' : 'conn off'} data-testid="connection">
+        <span className={p.online ? 'conn ok' : 'conn off'} data-testid="connection" data-copy-size={p.copySize} title={t('top.copy', { count: p.copySize })}>
           {p.online ? t('top.online') : t('top.offline')}
         </span>
         {p.pending > 0 && (

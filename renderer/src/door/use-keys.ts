@@ -1,8 +1,13 @@
 import { useEffect, useRef } from 'react';
 
-/** Keys closer together than this are a reader typing, not a person. */
-const READER_GAP_MS = 35;
-/** Shorter bursts could be a fast typist's word; codes are longer. */
+/**
+ * A reader types a whole code at a steady 5-30 ms a key; the fastest people average over
+ * 100 ms a key. A burst is keys with no pause over READER_PAUSE_MS; it is a reader's when it
+ * has READER_MIN_CHARS keys or more at READER_MEAN_MS a key or less, Enter included (a
+ * busy machine delivers a reader's keys unevenly, so the mean decides, not each gap).
+ */
+const READER_PAUSE_MS = 120;
+const READER_MEAN_MS = 50;
 const READER_MIN_CHARS = 4;
 
 function isTextField(target: EventTarget | null): target is HTMLElement {
@@ -23,7 +28,7 @@ function untype(target: EventTarget | null, text: string): void {
  * Listens first (capture, registered before any dialog's own listener).
  */
 export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: string) => void): void {
-  const state = useRef({ open: dialogOpen, chars: '', last: 0, target: null as EventTarget | null });
+  const state = useRef({ open: dialogOpen, chars: '', first: 0, last: 0, target: null as EventTarget | null });
   state.current.open = dialogOpen;
   const latest = useRef(onCode);
   latest.current = onCode;
@@ -36,9 +41,10 @@ export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: str
         return;
       }
       const now = e.timeStamp;
-      const fast = now - s.last <= READER_GAP_MS;
+      const fast = now - s.last <= READER_PAUSE_MS;
       if (e.key === 'Enter') {
-        if (fast && s.chars.length >= READER_MIN_CHARS) {
+        const mean = (now - s.first) / Math.max(1, s.chars.length);
+        if (fast && s.chars.length >= READER_MIN_CHARS && mean <= READER_MEAN_MS) {
           e.preventDefault();
           e.stopImmediatePropagation();
           untype(s.target, s.chars);
@@ -54,7 +60,11 @@ export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: str
       }
       // A key into a drop-down would pick an option: a reader's keys never reach one.
       if (e.target instanceof HTMLSelectElement && fast && s.chars) e.preventDefault();
-      s.chars = fast ? s.chars + e.key : e.key;
+      if (fast && s.chars) s.chars += e.key;
+      else {
+        s.chars = e.key;
+        s.first = now;
+      }
       s.target = e.target;
       s.last = now;
     };

@@ -203,6 +203,20 @@ export function useScanPipeline(deps: PipelineDeps) {
     [accepted, decideOffline, show],
   );
 
+  /** The entry that stands for a double admission's guest, when the server's answer does not name its station. */
+  const whoLetIn = useCallback(async (double: ScanResult) => {
+    const { api, eventId } = d.current;
+    try {
+      const body = await api.get<{ results: { direction: string; station: string | null; scanned_at: string; uid: string }[] }>(`/events/${eventId}/checkins?guest_id=${double.guest!.id}`);
+      const first = body.results.find((c) => c.direction === 'in' && c.uid !== double.uid);
+      if (!first) return;
+      setDoubles((list) => list.map((r) => (r.serial === double.serial ? { ...r, checkedInStation: first.station, checkedInAt: first.scanned_at } : r)));
+      setResult((shown) => (shown?.serial === double.serial ? { ...shown, checkedInStation: first.station, checkedInAt: first.scanned_at } : shown));
+    } catch {
+      // The list says "another station" until then.
+    }
+  }, []);
+
   /** A queued scan's answer: the log learns it, and a different verdict is shown loudly. */
   const replayed = useCallback(
     (item: QueuedScan, answer: ApiAnswer) => {
@@ -215,6 +229,7 @@ export function useScanPipeline(deps: PipelineDeps) {
         const double: ScanResult = { ...next, outcome: 'double_admission', serial: log.nextSerial(), offline: false, replayed: true };
         log.update((e) => e.uid === item.uid, { outcome: 'double_admission', checkedInAt: next.checkedInAt, checkedInStation: next.checkedInStation });
         setDoubles((list) => [double, ...list]);
+        if (!double.checkedInStation && double.guest) void whoLetIn(double);
         shownSerial.current = double.serial;
         setResult(double);
         setSpoken({ text: announcement(double, d.current.types), serial: double.serial });
@@ -223,7 +238,7 @@ export function useScanPipeline(deps: PipelineDeps) {
       // A "queued" answer still on screen is out of date once its scan has been sent.
       setResult((shown) => (shown?.outcome === 'queued' && shown.uid === item.uid ? { ...next, serial: shown.serial, replayed: true } : shown));
     },
-    [accepted],
+    [accepted, whoLetIn],
   );
 
   /** Takes an accepted scan back (the server's, or one still waiting in the queue). */

@@ -23,6 +23,43 @@ export class DoorPage {
     await expect(this.scanField()).toBeFocused();
   }
 
+  /** Records every beep's tones, one list per answer, before the page loads. */
+  async listenToTones(): Promise<void> {
+    await this.page.addInitScript(() => {
+      const tones: number[][] = [];
+      (window as any).__tones = tones;
+      let lastAt = 0;
+      const create = AudioContext.prototype.createOscillator;
+      AudioContext.prototype.createOscillator = function (this: AudioContext) {
+        const osc = create.call(this);
+        const start = osc.start.bind(osc);
+        // The tones of one answer are started together; a pause means the next answer.
+        osc.start = (when?: number) => {
+          const now = performance.now();
+          if (now - lastAt > 50 || !tones.length) tones.push([]);
+          lastAt = now;
+          tones[tones.length - 1].push(osc.frequency.value);
+          start(when);
+        };
+        return osc;
+      };
+    });
+  }
+
+  /** The tones of each answer so far, oldest first. */
+  tones(): Promise<number[][]> {
+    return this.page.evaluate(() => (window as any).__tones);
+  }
+
+  /** Waits until the station's copy of the guest list holds `count` guests. */
+  async copyHolds(count: number): Promise<void> {
+    await expect(this.connection()).toHaveAttribute('data-copy-size', String(count), { timeout: 15_000 });
+  }
+
+  attention() {
+    return this.page.getByTestId('attention');
+  }
+
   scanField() {
     return this.page.locator('#scan-field');
   }
