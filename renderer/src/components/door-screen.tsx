@@ -327,6 +327,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
             saveSettings(next);
             closePanel();
           }}
+          onEvents={onChangeEvent}
+          onSignOut={onSignOut}
           onClose={closePanel}
         />
       )}

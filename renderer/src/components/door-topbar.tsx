@@ -21,6 +21,20 @@ interface Props {
   onSignOut: () => void;
 }
 
+/** A speaker, struck through when muted (drawn: emoji fonts are missing on many kiosks). */
+function SpeakerIcon({ muted }: { muted: boolean }) {
+  return (
+    <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" className="icon">
+      <path d="M3 9v6h4l5 4V5L7 9H3z" fill="currentColor" />
+      {muted ? (
+        <path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" strokeWidth="2" />
+      ) : (
+        <path d="M15.5 8.5a5 5 0 0 1 0 7M18 6a8.5 8.5 0 0 1 0 12" stroke="currentColor" strokeWidth="2" fill="none" />
+      )}
+    </svg>
+  );
+}
+
 /** The event, the counter at a glance, the connection, the station and what the kiosk lock guards. */
 export function DoorTopbar(p: Props) {
   const { t } = useTranslation('door');
@@ -48,16 +62,17 @@ export function DoorTopbar(p: Props) {
           </span>
         )}
         <button type="button" className="chip" aria-pressed={p.muted} onClick={p.onMute} title={p.muted ? t('top.unmute') : t('top.mute')} aria-label={p.muted ? t('top.unmute') : t('top.mute')}>
-          {p.muted ? '🔇' : '🔊'}
+          <SpeakerIcon muted={p.muted} />
         </button>
         <button type="button" className="chip" onClick={p.onSettings} title={t('top.settingsTitle')} data-testid="station">
-          {p.locked && <span aria-label={t('top.locked')}>🔒 </span>}
+          {p.locked && <span className="sr-only">{t('top.locked')} </span>}
           {p.station || t('top.station')}
         </button>
-        <button type="button" onClick={p.onEvents}>
+        {/* On a phone these two live in the station's settings (the same lock guards both). */}
+        <button type="button" className="wide-only" onClick={p.onEvents}>
           {t('top.events')}
         </button>
-        <button type="button" onClick={p.onSignOut}>
+        <button type="button" className="wide-only" onClick={p.onSignOut}>
           {t('common:signOut')}
         </button>
       </div>

@@ -7,7 +7,19 @@ import { Dialog } from './dialog';
 const PIN_PATTERN = /^\d{4,8}$/;
 
 /** This station: its name on every scan, the NFC fallback, language, sound and the kiosk lock. */
-export function SettingsPanel({ settings, onSave, onClose }: { settings: StationSettings; onSave: (next: StationSettings & { language: Language }) => void; onClose: () => void }) {
+export function SettingsPanel({
+  settings,
+  onSave,
+  onEvents,
+  onSignOut,
+  onClose,
+}: {
+  settings: StationSettings;
+  onSave: (next: StationSettings & { language: Language }) => void;
+  onEvents: () => void;
+  onSignOut: () => void;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('door');
   const [name, setName] = useState(settings.station);
   const [fallback, setFallback] = useState(settings.nfcFallback);
@@ -76,6 +88,15 @@ export function SettingsPanel({ settings, onSave, onClose }: { settings: Station
           {t('common:save')}
         </button>
       </form>
+      {/* Reached past the lock already: leaving needs no second PIN. */}
+      <div className="row leave">
+        <button type="button" onClick={onEvents}>
+          {t('top.events')}
+        </button>
+        <button type="button" onClick={onSignOut}>
+          {t('common:signOut')}
+        </button>
+      </div>
     </Dialog>
   );
 }

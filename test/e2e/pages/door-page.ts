@@ -56,6 +56,11 @@ export class DoorPage {
     await expect(this.connection()).toHaveAttribute('data-copy-size', String(count), { timeout: 15_000 });
   }
 
+  /** Waits until the station has its copy of the guest list, whatever its size. */
+  async copyLoaded(): Promise<void> {
+    await expect(this.connection()).not.toHaveAttribute('data-copy-size', '0', { timeout: 15_000 });
+  }
+
   attention() {
     return this.page.getByTestId('attention');
   }
