@@ -46,7 +46,7 @@ function ago(t: TFunction, apiDatetime: string): string {
 /** A code as the door reads it: a run-on scan is cut, with its length, instead of filling the panel. */
 function shortCode(t: TFunction, code: string): string {
   const chars = [...code];
-  return chars.length > 40 ? t('result.longCode', { start: chars.slice(0, 32).join(''), count: chars.length }) : code;
+  return chars.length > 40 ? t('result.longCode', { start: chars.slice(0, 32).join(''), length: chars.length }) : code;
 }
 
 /** Long names step down in size so they still fit the panel on two or three lines. */
@@ -106,7 +106,15 @@ export function viewOf(result: ScanResult, t: TFunction, timezone = 'UTC'): View
         detail: result.direction === 'out' ? t('result.undoneOut', { name: guestName(result.guest) || result.code }) : t('result.undoneIn', { name: guestName(result.guest) || result.code }),
       };
     case 'double_admission':
-      return { tone: 'double', icon: '‼', headline: t('result.double'), detail: t('result.doubleDetail', { first: firstEntry(t, result, timezone) ?? '' }) };
+      return {
+        tone: 'double',
+        icon: '‼',
+        headline: t('result.double'),
+        detail: t('result.doubleDetail', {
+          station: result.checkedInStation ?? t('double.anotherStation'),
+          time: result.checkedInAt ? formatTime(utcInstant(result.checkedInAt), timezone) : '?',
+        }),
+      };
     default:
       return { tone: 'red', icon: '✕', headline: t('result.refused'), detail: result.message };
   }
