@@ -43,8 +43,12 @@ export function arrivalBars(stats: EventStats | undefined, buckets = 24, now = D
 
 /** One of this station's own accepted scans or undos, counted before the server's figures show it. */
 export interface LocalChange {
-  /** When the answer came (ms): a poll started after it already counts it. */
+  /** When the answer came (ms). */
   at: number;
+  /** +1 or -1: how the station's figure for `direction` moves with this change. */
+  step: 1 | -1;
+  /** The station's figure for `direction` once the server counts this change. */
+  expect: number;
   /** +1 a guest in, -1 out (a check-out, or an entry undone). */
   delta: 1 | -1;
   direction: 'in' | 'out';
@@ -53,6 +57,12 @@ export interface LocalChange {
   station: string;
   /** The scan's time (UTC API Datetime), for the arrivals. */
   scannedAt?: string;
+}
+
+/** This station's accepted scans in one direction, as the server counts them. */
+export function stationFigure(stats: EventStats, station: string, direction: 'in' | 'out'): number {
+  const row = stats.stations.find((s) => s.station === station);
+  return row ? (direction === 'in' ? row.checked_in : row.checked_out) : 0;
 }
 
 function bucketStart(apiDatetime: string): string {
@@ -85,9 +95,9 @@ export function applyChanges(stats: EventStats, changes: LocalChange[]): EventSt
       station = { station: change.station, checked_in: 0, checked_out: 0 };
       next.stations.push(station);
     }
+    if (change.direction === 'in') station.checked_in += change.step;
+    else station.checked_out += change.step;
     const sign = Math.sign(change.delta);
-    if (change.direction === 'in') station.checked_in += sign;
-    else station.checked_out += change.delta === -1 ? 1 : -1;
     if (change.direction === 'in' && change.scannedAt) {
       const starts = bucketStart(change.scannedAt);
       const bucket = next.arrivals.find((a) => a.starts === starts);

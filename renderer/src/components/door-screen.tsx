@@ -81,10 +81,13 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   });
 
   // The counters poll doubles as the probe: once the server answers again, the queue goes out.
+  // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
+  // include them (this station had counted them already).
   useInterval(() => {
-    void live.refresh().then(async (reachable) => {
-      if (reachable && (await queue.count()) > 0) await queue.flush();
-    });
+    void (async () => {
+      if ((await queue.count()) > 0) await queue.flush();
+      await live.refresh();
+    })();
   }, STATS_EVERY_MS);
 
   const focusScan = useCallback(() => {
@@ -92,11 +95,15 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       if (panelRef.current === 'none') scanInput.current?.focus();
     });
   }, []);
-  const open = (next: Panel) => {
-    pipeline.setNotice(undefined);
-    panelRef.current = next;
-    setPanel(next);
-  };
+  const { setNotice } = pipeline;
+  const open = useCallback(
+    (next: Panel) => {
+      setNotice(undefined);
+      panelRef.current = next;
+      setPanel(next);
+    },
+    [setNotice],
+  );
   const closePanel = useCallback(() => {
     panelRef.current = 'none';
     setPanel('none');
@@ -106,12 +113,12 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     if (panel === 'none') focusScan();
   }, [panel, focusScan]);
 
-  const guarded = useMemo(() => ({ 'sign-out': onSignOut, events: onChangeEvent, settings: () => open('settings') }), [onSignOut, onChangeEvent]); // eslint-disable-line react-hooks/exhaustive-deps
+  const guarded = useMemo(() => ({ 'sign-out': onSignOut, events: onChangeEvent, settings: () => open('settings') }), [onSignOut, onChangeEvent, open]);
   const lock = useKioskLock(settings.pin, guarded);
 
   const nfc = useNfc(
     (serial) => void pipeline.scan('nfc_tag', serial),
-    useCallback((message: string) => pipeline.setNotice(t('nfc.cannot', { message })), []), // eslint-disable-line react-hooks/exhaustive-deps
+    useCallback((message: string) => setNotice(t('nfc.cannot', { message })), [setNotice, t]),
   );
 
   const lastAccepted = log.entries.find(undoable);
@@ -153,7 +160,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
           open('share');
         }
       }),
-    [], // eslint-disable-line react-hooks/exhaustive-deps
+    [open],
   );
 
   const submitScan = (e: FormEvent) => {

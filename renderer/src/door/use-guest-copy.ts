@@ -23,7 +23,8 @@ export function useGuestCopy(api: Api, eventId: number, online: boolean, onReach
     };
   }, [eventId]);
 
-  const refresh = async () => {
+  const refresh = useRef(async () => {});
+  refresh.current = async () => {
     if (!copy || !online || refreshing.current) return;
     refreshing.current = true;
     try {
@@ -35,11 +36,10 @@ export function useGuestCopy(api: Api, eventId: number, online: boolean, onReach
       refreshing.current = false;
     }
   };
-  useInterval(() => void refresh(), REFRESH_EVERY_MS);
+  useInterval(() => void refresh.current(), REFRESH_EVERY_MS);
   // The first load as soon as the stored copy is open.
   useEffect(() => {
-    if (copy) void refresh();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    if (copy) void refresh.current();
   }, [copy]);
 
   return { copy, size };

@@ -40,7 +40,7 @@ export interface PipelineDeps {
   online: boolean;
   setReachable: (reachable: boolean) => void;
   log: { nextSerial: () => number; put: (entry: ScanResult) => void; update: (match: (e: LogEntry) => boolean, change: Partial<LogEntry>) => void };
-  countStats: (change: Omit<LocalChange, 'at'>) => void;
+  countStats: (change: Omit<LocalChange, 'at' | 'step' | 'expect'>) => void;
   queue: { enqueue: (item: QueuedItem) => Promise<void>; flush: () => Promise<void>; withdraw: (uid: string) => Promise<boolean>; pending: number };
 }
 
