@@ -110,6 +110,21 @@ export class DoorPage {
     await expect(dialog).toBeHidden();
   }
 
+  /**
+   * A USB reader's burst: every key event sent at once, as the device does, rather than one
+   * round trip per key (which a busy test machine spreads over tens of milliseconds each).
+   */
+  async scanBurst(code: string): Promise<void> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    const keys = [...code].flatMap((ch) => [
+      cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: ch, text: ch, unmodifiedText: ch }),
+      cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: ch }),
+    ]);
+    const enter = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
+    await Promise.all([...keys, cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', text: '\r', ...enter }), cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...enter })]);
+    await cdp.detach();
+  }
+
   /** A reader at full speed: the code and Enter with no pause between keys. */
   async scanFast(code: string): Promise<void> {
     await this.page.keyboard.type(code);
