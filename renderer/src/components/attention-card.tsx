@@ -28,11 +28,11 @@ export function AttentionCard({ result, waiting, types, onAcknowledge }: { resul
         <p className="attention-note" data-testid="attention-note">
           {result.guest?.notes || t('attention.noNote')}
         </p>
-        <button type="button" className="primary big" onClick={onAcknowledge}>
-          {t('attention.acknowledge')}
-        </button>
         {waiting > 1 && <p className="detail small">{t('attention.more', { count: waiting - 1 })}</p>}
       </div>
+      <button type="button" className="primary big" onClick={onAcknowledge}>
+        {t('attention.acknowledge')}
+      </button>
     </section>
   );
 }
