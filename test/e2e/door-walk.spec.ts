@@ -29,17 +29,23 @@ async function withoutCopy(page: DoorPage['page']) {
   await page.route('**/api/v1/events/*/guests?*', (route) => route.abort('internetdisconnected'));
 }
 
-/** Holds the check-in POSTs whose body names `code` until `release` is called. */
+/**
+ * Holds the check-in POSTs whose body names `code` until `release` is called; later ones go
+ * through (on a busy machine the station may give up on a held scan after its 2.5 s and
+ * replay it, which must then reach the server).
+ */
 async function holdScansOf(page: DoorPage['page'], code: string) {
   const held: Route[] = [];
+  let released = false;
   await page.route(CHECKINS, async (route) => {
-    if (route.request().method() === 'POST' && route.request().postData()?.includes(`"${code}"`)) held.push(route);
+    if (!released && route.request().method() === 'POST' && route.request().postData()?.includes(`"${code}"`)) held.push(route);
     else await route.fallback();
   });
   return {
     held,
     release: async () => {
-      for (const route of held.splice(0)) await route.fallback();
+      released = true;
+      for (const route of held.splice(0)) await route.fallback().catch(() => undefined);
     },
   };
 }

@@ -80,7 +80,6 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     queue,
   });
 
-  // The counters poll doubles as the probe: once the server answers again, the queue goes out.
   // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
   // include them (this station had counted them already).
   useInterval(() => {
