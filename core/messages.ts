@@ -129,4 +129,13 @@ export const MSG = {
   answerMustBeString: (n: number | string) => `answer for question (${n}) must be a string.`,
   answerTooLong: (n: number | string, max: number) => `answer for question (${n}) must have no more than ${max} characters.`,
   invalidSearch: 'Ensure this field has no more than 200 characters.',
+  // Following a central Doorlist (issue 16)
+  syncNotFound: 'This event is not followed.',
+  syncAlreadyFollowed: 'This event is already followed.',
+  syncUrlScheme: 'Enter the upstream address, http:// or https://, ending in /api/v1.',
+  syncUnreachable: (reason: string) => `The upstream did not answer (${reason}).`,
+  syncKeyRefused: 'The upstream refused this key.',
+  syncEventNotFound: 'The upstream has no such event for this key.',
+  syncUpstreamAnswered: (status: number, detail: string) => `The upstream answered ${status}: ${detail}`,
+  syncWrongEvent: 'This file holds another event than the one it was sent to.',
 } as const;

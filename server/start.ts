@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, startHttps, type HttpsSharing } from './lan';
+import { createLogger } from './logger';
+import { SyncFollower } from './sync';
 
 export interface RunningServer {
   url: string;
@@ -46,7 +48,7 @@ async function ensureAdmin(db: Db, config: Config): Promise<void> {
  * app's main process and by the tests.
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const db = createDb(config.db);
   await migrateLatest(db);
   await ensureAdmin(db, config);
@@ -77,6 +79,8 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
+  // Beside the door: followed events push and pull on their own timer, never in a request.
+  const follower = new SyncFollower(db, logger).start();
   return {
     url,
     port,
@@ -85,6 +89,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     app,
     https: secure,
     close: async () => {
+      await follower.stop();
       await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
