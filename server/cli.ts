@@ -4,16 +4,19 @@ import { loadConfig } from './config';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { DomainError } from '../core/errors';
 import { HttpError } from './errors';
+import { timestampParam } from './pagination';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
 import { runFollow, runSyncStatus, runUnfollow, SYNC_USAGE } from './sync/cli';
 
 const USAGE = `Usage:
-  npm run doorlist -- export --event <id> --out <file> [--db <file>]
+  npm run doorlist -- export --event <id> --out <file> [--since <time>] [--db <file>]
   npm run doorlist -- import --in <file> [--group <id>] [--db <file>]
 ${SYNC_USAGE}
 
 Works directly on the database (--db, else DOORLIST_DB, else the per-user default).
-An import of an event that exists here merges into it; a new event needs --group.`;
+An import of an event that exists here merges into it; a new event goes into --group, or
+without it into the file's own group (made here if this database lacks it).
+--since (Unix seconds or an ISO datetime) exports only what changed at or after it.`;
 
 class UsageError extends Error {}
 
@@ -44,8 +47,21 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return Number(value);
 }
 
+// The command line's names for the API's fields.
+const FLAGS: Record<string, string> = { group_id: '--group' };
+
+/** A refusal's body as a sentence: its detail, or each field's messages after the flag that sets it. */
+function sentence(body: Record<string, unknown>): string {
+  const detail = body.detail ?? body.details;
+  if (detail !== undefined) return Array.isArray(detail) ? detail.join(' ') : String(detail);
+  return Object.entries(body)
+    .map(([field, messages]) => `${FLAGS[field] ?? field}: ${Array.isArray(messages) ? messages.join(' ') : String(messages)}`)
+    .join(' ');
+}
+
 function summary(result: ImportResult): string {
-  const lines = [`${result.event_created ? 'Created' : 'Merged into'} event ${result.event_id}.`];
+  const made = result.group_created ? ", made from the file's group" : '';
+  const lines = [result.event_created ? `Created event ${result.event_id} in group ${result.group_id}${made}.` : `Merged into event ${result.event_id}.`];
   const tables = Object.keys(result.created);
   const width = Math.max(...tables.map((t) => t.length));
   lines.push(`${'table'.padEnd(width)}  created  updated  unchanged  skipped`);
@@ -66,15 +82,18 @@ async function runExport(db: Db, values: Record<string, string | boolean | undef
   const eventId = positiveInt(values.event as string | undefined, '--event');
   const out = values.out as string | undefined;
   if (eventId === undefined || !out) throw new UsageError('export needs --event <id> and --out <file>.');
+  const since = values.since === undefined ? undefined : timestampParam.safeParse(values.since);
+  if (since && !since.success) throw new UsageError('--since must be Unix seconds or an ISO datetime.');
   const event = await db('events').where({ id: eventId }).first();
   if (!event) throw new UsageError(`Event ${eventId} not found in this database.`);
   const bar = progressBar('Exporting');
   const started = Date.now();
   try {
-    const counts = await exportEventToPath(db, event, out, bar.onProgress);
+    const counts = await exportEventToPath(db, event, out, { since: since?.data, onProgress: bar.onProgress });
     bar.stop();
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    process.stdout.write(`Exported "${event.name}" (event ${eventId}) to ${out}: ${total} records in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+    const what = since ? `the changes since ${since.data} of "${event.name}"` : `"${event.name}"`;
+    process.stdout.write(`Exported ${what} (event ${eventId}) to ${out}: ${total} records in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
     for (const [table, n] of Object.entries(counts)) if (n > 0) process.stdout.write(`  ${table}: ${n}\n`);
   } finally {
     bar.stop();
@@ -107,6 +126,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       group: { type: 'string' },
       url: { type: 'string' },
       key: { type: 'string' },
+      since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -146,8 +166,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (err: unknown) => {
       if (err instanceof HttpError || err instanceof DomainError) {
-        const detail = err.body.detail ?? err.body.details ?? JSON.stringify(err.body);
-        process.stderr.write(`Import refused: ${Array.isArray(detail) ? detail.join(' ') : String(detail)}\n`);
+        process.stderr.write(`Import refused: ${sentence(err.body)}\n`);
       } else if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
         process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
       } else process.stderr.write(`doorlist: ${err instanceof Error ? err.message : String(err)}\n`);

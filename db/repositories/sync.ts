@@ -1,10 +1,24 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
-import type { DoubleAdmission, ImportConflict } from './event-files';
 import type { GroupScope } from './groups';
 
 export type SyncState = 'ok' | 'offline' | 'error';
+
+/** A double admission as a merge reports it (on either side: uids, never ids). */
+export interface FoundDoubleAdmission {
+  guest_uid: string;
+  checkins: { uid: string; station: string | null; scanned_at: string }[];
+}
+
+/** A change a merge could not apply as is. */
+export interface FoundConflict {
+  table: string;
+  uid: string;
+  kind: string;
+  value?: string;
+  resolution: string;
+}
 
 export interface SyncRow {
   id: number;
@@ -81,7 +95,7 @@ export async function countPending(db: Conn, eventId: number, since: string): Pr
 }
 
 /** Kept once per pair of admissions, whichever side and whichever merge found it first. */
-export async function recordDoubleAdmissions(db: Conn, eventId: number, found: DoubleAdmission[]): Promise<void> {
+export async function recordDoubleAdmissions(db: Conn, eventId: number, found: FoundDoubleAdmission[]): Promise<void> {
   const now = nowIso();
   const rows = found
     .filter((d) => d.checkins.length >= 2)
@@ -128,7 +142,7 @@ export async function listDoubleAdmissions(db: Conn, eventId: number): Promise<S
   });
 }
 
-export async function recordConflicts(db: Conn, eventId: number, found: ImportConflict[]): Promise<void> {
+export async function recordConflicts(db: Conn, eventId: number, found: FoundConflict[]): Promise<void> {
   const now = nowIso();
   const rows = found.map((c) => ({
     ...newRecord(now),

@@ -7,7 +7,7 @@ import { HttpError, ValidationError } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
-import { EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
+import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
 import { EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
@@ -35,19 +35,20 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/export',
-    summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed)',
+    summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed); with since, only what changed',
     tags: ['Event files'],
     params: EventParams,
+    query: EventFileExportQuery,
     responses: {
       200: { description: 'The event file', content: { [EVENT_FILE_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ params, caller, res }) => {
+    handler: async ({ params, query, caller, res }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       // Written to disk first: the snapshot transaction ends before a slow download begins.
       const file = tempEventFile();
       try {
-        await exportEventToPath(deps.db, event, file);
+        await exportEventToPath(deps.db, event, file, { since: query.since });
         const { size } = await fs.promises.stat(file);
         res.status(200);
         res.attachment(eventFileName(event));

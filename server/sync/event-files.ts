@@ -11,9 +11,7 @@ import type { GroupScope } from '../../db/repositories/groups';
 
 /** Writes the event to `file`: whole, or (with `since`) what changed at or after it. Returns the record counts. */
 export async function writeEventChanges(db: Db, event: EventRow, file: string, since?: string): Promise<Record<string, number>> {
-  // Until the delta export lands the file is whole: a superset of the delta, merged the same way.
-  void since;
-  return exportEventToPath(db, event, file);
+  return exportEventToPath(db, event, file, { since });
 }
 
 /** Checks the file whole (format, version, checksum) before anything reads it. */
@@ -21,9 +19,12 @@ export function checkEventFile(file: string): Promise<EventFileHeader> {
   return verifyEventFile(file);
 }
 
-/** Merges a verified file; a refusal leaves the database as it was. */
+/**
+ * Merges a verified file; a refusal leaves the database as it was. A new event goes into
+ * `groupId`, or without it (an administrator) into the group the file carries.
+ */
 export function mergeEventChanges(db: Db, file: string, options: { scope: GroupScope; groupId?: number }): Promise<ImportResult> {
-  return importEventFile(db, file, options);
+  return importEventFile(db, file, { scope: options.scope, ...(options.groupId === undefined ? {} : { groupId: options.groupId }) });
 }
 
 /** True when the file holds nothing but its event record: there is nothing to send or merge. */
