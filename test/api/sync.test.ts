@@ -177,6 +177,26 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined), 3000);
   });
 
+  it('carries an undo and a walk-in from the laptop, and a guest edit from upstream, within 3 s', async () => {
+    const uidOf = async (server: TestServer, table: string, id: number) => (await server.db(table).where({ id }).first()).uid as string;
+    const rt = await laptop.db('registration_types').where({ event_id: eventId }).first();
+    const walkIn = await laptop.post(`/events/${eventId}/guests`, { registration_type: rt.id, first_name: 'Walk', last_name: 'In', email: 'walk@in.test', barcode: 'CODE-WALKIN' });
+    assert.equal(walkIn.status, 201, JSON.stringify(walkIn.body));
+    const walkInUid = await uidOf(laptop, 'guests', walkIn.body.id);
+    const scan = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-WALKIN', station: 'side door' });
+    assert.equal(scan.status, 201, JSON.stringify(scan.body));
+    assert.equal((await laptop.delete(`/events/${eventId}/checkins/${scan.body.id}`)).status, 204);
+    const arrived = await eventually('the walk-in upstream', async () => (await central.db('guests').where({ uid: walkInUid }).first()) ?? undefined, 3000);
+    assert.equal(arrived.event_id, upstream.eventId);
+    await eventually('the undone scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first())?.undone_at ? true : undefined), 3000);
+    assert.equal((await central.db('guests').where({ uid: walkInUid }).first()).checked_in_at, null);
+
+    const ada = await central.db('guests').where({ event_id: upstream.eventId, barcode: 'CODE-ADA' }).first();
+    const edit = await central.put(`/events/${upstream.eventId}/guests/${ada.id}`, { company: 'Analytical Engines' });
+    assert.equal(edit.status, 200, JSON.stringify(edit.body));
+    await eventually('the edit on the laptop', async () => ((await laptop.db('guests').where({ uid: ada.uid }).first()).company === 'Analytical Engines' ? true : undefined), 3000);
+  });
+
   it('answers 404 for an event that is not followed', async () => {
     const group = await createGroup(laptop, { name: 'Unfollowed' });
     const other = await createEvent(laptop, group);
@@ -245,6 +265,7 @@ describe('The upstream key in logs', () => {
   let laptop: RunningServer;
   let dir: string;
   let logs = '';
+  let centralStopped = false;
 
   before(async () => {
     central = await TestServer.start();
@@ -260,6 +281,7 @@ describe('The upstream key in logs', () => {
   });
   after(async () => {
     await laptop.close();
+    if (!centralStopped) await central.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -276,6 +298,7 @@ describe('The upstream key in logs', () => {
     const { event_id: eventId } = (await follow.json()) as { event_id: number };
     // The upstream goes away: the follower logs that it works alone.
     await central.stop();
+    centralStopped = true;
     await eventually('the offline state', async () => {
       const res = await fetch(`${api}/events/${eventId}/sync`, { headers });
       const body = (await res.json()) as { state: string };
