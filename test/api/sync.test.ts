@@ -115,6 +115,22 @@ describe('POST /sync', () => {
   });
 });
 
+describe('POST /sync without group_id', () => {
+  it("puts an administrator's new copy into the upstream event's own group, made here", async () => {
+    const [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    try {
+      const upstream = await seedUpstream(central);
+      const res = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const local = await laptop.db('events as e').join('groups as g', 'g.id', 'e.group_id').where('e.id', res.body.event_id).first('g.uid', 'g.name');
+      const remote = await central.db('groups').where({ id: upstream.groupId }).first('uid', 'name');
+      assert.deepEqual(local, remote);
+    } finally {
+      await Promise.all([central.stop(), laptop.stop()]);
+    }
+  });
+});
+
 describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync', () => {
   let central: TestServer;
   let laptop: TestServer;
