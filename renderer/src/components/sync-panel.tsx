@@ -139,7 +139,9 @@ function SyncState({ status }: { status: SyncStatus }) {
     status.state === 'ok'
       ? seconds === undefined
         ? t('syncedNever')
-        : t('syncedAgo', { seconds })
+        : seconds < 120
+          ? t('syncedAgo', { seconds })
+          : t('syncedMinutesAgo', { minutes: Math.floor(seconds / 60) })
       : status.state === 'offline'
         ? t('offline', { pending: status.pending })
         : t('error', { error: status.error ?? '', pending: status.pending });
