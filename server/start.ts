@@ -80,7 +80,8 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, logger).start();
+  const reader = createDb(config.db);
+  const follower = new SyncFollower(db, reader, logger).start();
   return {
     url,
     port,
@@ -90,6 +91,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     https: secure,
     close: async () => {
       await follower.stop();
+      await reader.destroy();
       await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -33,7 +33,7 @@ function before(cursor: string, ms: number): string {
 /**
  * Runs beside the door, never in front of it: one loop re-reads the followed events from the
  * database each tick (so the command line's follow and unfollow take effect too) and runs a
- * push-then-pull cycle per event, one at a time per event. Scans never wait on it: they write
+ * pull-then-push cycle per event, one at a time per event. Scans never wait on it: they write
  * locally and the next cycle carries them.
  */
 export class SyncFollower {
@@ -42,8 +42,13 @@ export class SyncFollower {
   private readonly states = new Map<number, string>();
   private stopped = false;
 
+  /**
+   * `reader` is a second connection to the same database, used for the exports: their
+   * snapshot then holds up no scan (WAL on SQLite, MVCC on PostgreSQL).
+   */
   constructor(
     private readonly db: Db,
+    private readonly reader: Db,
     private readonly logger: Logger,
     private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {}
@@ -84,8 +89,9 @@ export class SyncFollower {
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;
-      await this.push(sync, event, upstream);
+      // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
+      await this.push(sync, event, upstream);
       this.note(sync, 'ok');
     } catch (err) {
       if (this.stopped) return;
@@ -103,7 +109,7 @@ export class SyncFollower {
   private async push(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     const snapshot = nowIso();
     await this.withFile(async (file) => {
-      const counts = await writeEventChanges(this.db, event, file, before(sync.push_cursor, OVERLAP_MS));
+      const counts = await writeEventChanges(this.reader, event, file, before(sync.push_cursor, OVERLAP_MS));
       if (!holdsNoChanges(counts)) await this.remember(event.id, await upstream.push(sync.remote_event_id, file));
     });
     await markPushed(this.db, sync, snapshot);
