@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { createLogger } from '../../server/logger';
@@ -264,6 +265,34 @@ describe('POST /events/:event_id/sync/changes', () => {
     assert.equal(replay.status, 200);
     assert.equal(replay.body.checkins_added, 0);
     assert.equal(Number((await central.db('checkins').where({ event_id: upstream.eventId }).count({ n: '*' }))[0].n), 1);
+  });
+
+  it('reaches back for changes that arrived after the cursor but were made before it', async () => {
+    const laptop = await TestServer.start();
+    try {
+      const follow = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(follow.status, 201, JSON.stringify(follow.body));
+      // Apart from the central: the laptop's scan is made now, and reaches it only later.
+      assert.equal((await laptop.delete(`/events/${follow.body.event_id}/sync`)).status, 204);
+      const scan = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      await new Promise((r) => setTimeout(r, 50));
+      const before = await fetch(`${central.baseUrl}/events/${upstream.eventId}/sync/changes`, { headers: { authorization: `Token ${upstream.key}` } });
+      const cursor = before.headers.get('x-doorlist-cursor')!;
+      await before.arrayBuffer();
+
+      const local = await fetch(`${laptop.baseUrl}/events/${follow.body.event_id}/sync/changes`, { headers: { authorization: `Token ${laptop.adminToken}` } });
+      const push = await central.request('POST', `/events/${upstream.eventId}/sync/changes`, { rawBody: Buffer.from(await local.arrayBuffer()), headers: GZIP, token: upstream.key });
+      assert.equal(push.status, 200, JSON.stringify(push.body));
+      assert.equal(push.body.checkins_added, 1);
+
+      const delta = await fetch(`${central.baseUrl}/events/${upstream.eventId}/sync/changes?since=${encodeURIComponent(cursor)}`, { headers: { authorization: `Token ${upstream.key}` } });
+      assert.equal(delta.status, 200);
+      const text = zlib.gunzipSync(Buffer.from(await delta.arrayBuffer())).toString('utf8');
+      assert.ok(text.includes(scan.body.uid), 'the late check-in is in the delta');
+    } finally {
+      await laptop.stop();
+    }
   });
 
   it('answers 400 for a file of another event, and merges nothing', async () => {
