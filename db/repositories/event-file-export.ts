@@ -17,6 +17,8 @@ export interface TableLayout {
   owned?: boolean;
   /** Another unique key besides uid: a row with the same one is the same record. */
   natural?: string[];
+  /** The uid is unique within the event only (a scan's client-made id): other events' rows are never looked at. */
+  uidPerEvent?: boolean;
 }
 
 export type TableCounts = Record<string, number>;

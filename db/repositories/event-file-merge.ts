@@ -85,18 +85,14 @@ export async function updateEventRecord(db: Conn, id: number, fields: Partial<Ev
 /**
  * The rows with these uids, each with `owner_event_id`: the event it belongs to (its own,
  * or its parent's for a child table), so a uid of another event is never taken for one here.
+ * A table whose uids are unique per event answers this event's rows only.
  */
-export async function rowsByUid(db: Conn, layout: TableLayout, uids: string[]): Promise<Row[]> {
+export async function rowsByUid(db: Conn, layout: TableLayout, uids: string[], eventId: number): Promise<Row[]> {
   return selectByValues(db, `${layout.name} as t`, 't.uid', uids, (q) => {
+    if (layout.uidPerEvent) return q.where('t.event_id', eventId).select('t.*', 't.event_id as owner_event_id');
     if (layout.onEvent) return q.select('t.*', 't.event_id as owner_event_id');
     return q.leftJoin(`${layout.refs[0].table} as owner`, 'owner.id', `t.${layout.refs[0].column}`).select('t.*', 'owner.event_id as owner_event_id');
   });
-}
-
-/** uid -> id of this event's rows of `layout` among `uids`. */
-export async function idsByUidInEvent(db: Conn, layout: TableLayout, eventId: number, uids: string[]): Promise<Map<string, number>> {
-  const rows = await rowsByUid(db, layout, uids);
-  return new Map(rows.filter((r) => r.owner_event_id === eventId).map((r) => [r.uid as string, r.id as number]));
 }
 
 export async function updateRow(db: Conn, table: string, id: number, changes: Row): Promise<void> {

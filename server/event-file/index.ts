@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
+import { withLargeCache } from '../../db/bulk';
 import { countEventRecords, eventGroupRecord, eventRecord, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
 import { MSG } from '../../core/messages';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
@@ -82,24 +83,26 @@ export async function importEventFile(db: Db, file: string, options: ImportOptio
   const header = await verifyEventFile(file);
   const total = Object.values(header.counts).reduce((a, b) => a + b, 0);
   const merger = new EventMerger(db, { ...options, group: options.group ?? header.group });
-  try {
-    const seen: TableCounts = {};
-    let done = 0;
-    for await (const { table, record, bytes } of readEventRecords(file)) {
-      await merger.add(table, record, bytes);
-      seen[table] = (seen[table] ?? 0) + 1;
-      if (++done % 5000 === 0) onProgress?.(done, total);
+  return withLargeCache(db, async () => {
+    try {
+      const seen: TableCounts = {};
+      let done = 0;
+      for await (const { table, record, bytes } of readEventRecords(file)) {
+        await merger.add(table, record, bytes);
+        seen[table] = (seen[table] ?? 0) + 1;
+        if (++done % 5000 === 0) onProgress?.(done, total);
+      }
+      for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
+        if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);
+      }
+      const result = await merger.finish();
+      onProgress?.(total, total);
+      return result;
+    } catch (err) {
+      await merger.abandon();
+      throw err;
     }
-    for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
-      if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);
-    }
-    const result = await merger.finish();
-    onProgress?.(total, total);
-    return result;
-  } catch (err) {
-    await merger.abandon();
-    throw err;
-  }
+  });
 }
 
 /** A temporary path for an upload or download, readable by this user only; the caller removes it. */

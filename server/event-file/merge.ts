@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/knex';
+import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation } from '../../db/records';
 import {
@@ -11,7 +11,6 @@ import {
   groupIdByUid,
   guestHoldingCode,
   guestsHoldingCodes,
-  idsByUidInEvent,
   insertFileGroup,
   insertHiddenEvent,
   insertRows,
@@ -30,6 +29,7 @@ import { chunks } from '../../db/bulk';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso, toApiDatetime } from '../../core/time';
+import { StagedChanges } from './staging';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, recordSchema, type GroupRecord, type TableDef } from './tables';
 
 /**
@@ -103,11 +103,20 @@ export interface ImportOptions {
    * and a file of an event not here is refused. Default true.
    */
   allowSetupChanges?: boolean;
+  /**
+   * Where a merge reads while it checks (a read connection of the same database, e.g. the
+   * server's), so the checks take nothing from the writer the door uses. Default: the writer.
+   */
+  reader?: Conn;
 }
 
-// Records checked and staged together; a new event's batch is one short transaction. A batch
-// of long records ends sooner, so what is held in memory stays small.
-const BATCH = 2000;
+// Records checked and staged together. A new event's rows are written in small statements,
+// each its own transaction (no one sees them yet), so a scan waits at most for one of them. A
+// batch of long records ends sooner, so what is held in memory stays small.
+const BATCH = 500;
+// Rows of a new event per statement, and uids per lookup of a merge: a hundred guests and
+// their search terms take a few milliseconds, the longest a scan then waits.
+const WRITE_ROWS = 100;
 const BATCH_BYTES = 16 << 20;
 const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
 const DEFS = new Map(EVENT_TABLES.map((d) => [d.name, d]));
@@ -175,7 +184,7 @@ export class EventMerger {
   /** Child uids the file holds, per owned child table (to keep them when replacing). */
   private readonly seenChildren = new Map([...OWNED.keys()].map((t) => [t, new Set<string>()]));
   /** A merge's changes, in file order, applied by `finish`. */
-  private readonly staged: { def: TableDef; records: Row[] }[] = [];
+  private readonly staged = new StagedChanges();
   private readonly checkinGuests = new Set<number>();
   private readonly addedCheckins = new Set<number>();
   private pending: { def: TableDef; records: unknown[]; bytes: number } | undefined;
@@ -212,13 +221,17 @@ export class EventMerger {
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     if (this.eventCreated) {
       if (!(await this.db.transaction((trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
-    } else await this.db.transaction((trx) => this.applyMerge(trx));
+    } else {
+      await this.db.transaction((trx) => this.applyMerge(trx));
+      await this.staged.close();
+    }
     return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
   }
 
   /** After a refusal: removes what was staged (a new event's rows, a group made for it). */
   async abandon(): Promise<void> {
     await this.settle().catch(() => undefined);
+    await this.staged.close();
     if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
     if (this.createdGroupId !== undefined) await removeFileGroup(this.db, this.createdGroupId);
   }
@@ -230,6 +243,8 @@ export class EventMerger {
     const parsed = EventRecord.safeParse(record);
     if (!parsed.success) throw new EventFileRejected('its event record is invalid');
     const incoming = parsed.data;
+    // An import a crash left behind no longer holds its event's uid.
+    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
     const local = await eventByUid(this.db, incoming.uid);
     const { scope } = this.options;
     if (local) {
@@ -249,7 +264,6 @@ export class EventMerger {
     if (!this.allowSetup) throw new ConflictError({ detail: MSG.eventFileDoorNewEvent });
     const groupId = await this.groupForNewEvent();
     this.groupId = groupId;
-    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
     this.eventId = await insertHiddenEvent(this.db, { ...incoming, group_id: groupId });
     this.eventCreated = true;
     this.result.created.events++;
@@ -309,7 +323,7 @@ export class EventMerger {
     if (table === 'events') this.result.unchanged.events++;
   }
 
-  /** A new event: the batch is written at once, in its own short transaction, under the hidden event. */
+  /** A new event: the batch is written under the hidden event, each statement committed on its own. */
   private async writeNewRecords(def: TableDef, records: Row[]): Promise<void> {
     const rows: Row[] = [];
     for (const record of records) {
@@ -317,8 +331,7 @@ export class EventMerger {
       if (row) rows.push(row);
       else this.skip(def, record.uid as string);
     }
-    if (rows.length === 0) return;
-    await this.db.transaction((trx) => this.insertFresh(trx, def, rows));
+    for (const part of chunks(rows, WRITE_ROWS)) await this.insertFresh(this.db, def, part);
   }
 
   /**
@@ -328,7 +341,7 @@ export class EventMerger {
    */
   private async stageChanges(def: TableDef, records: Row[]): Promise<void> {
     await this.lookUpParents(def, records);
-    const locals = new Map((await rowsByUid(this.db, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
+    const locals = new Map((await this.lookUp(def, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
     const owned = OWNED.get(def.name);
     const changes: Row[] = [];
     for (const record of records) {
@@ -351,27 +364,55 @@ export class EventMerger {
           continue;
         }
         if (!this.allowSetup && !def.door?.update) {
+          // A scan elsewhere moves a guest's door state and `modified`, and nothing else.
+          // Otherwise the local record stands as it is (for its children too): listed, not applied.
+          if (this.sameAsLocal(def, local, record)) this.result.unchanged[def.name]++;
+          else {
+            this.refuseSetupChange(def.name, uid);
+            this.result.skipped[def.name]++;
+          }
+          if (OWNERS.has(def.name)) this.keptParents.add(`${def.name}:${local.id}`);
+          continue;
+        }
+      } else {
+        if (!this.allowSetup && !this.doorMayCreate(def, record)) {
           this.refuseSetupChange(def.name, uid);
           this.skip(def, uid);
           continue;
         }
-      } else {
         // A child of a parent whose local version won: the local set stands as it is.
         const parentId = owned ? this.ids.get(owned.parent)?.get(record[def.refs[0].key] as string) : undefined;
         if (parentId !== undefined && this.keptParents.has(`${owned!.parent}:${parentId}`)) {
           this.result.unchanged[def.name]++;
           continue;
         }
-        if (!this.allowSetup && !this.doorMayCreate(def, record)) {
-          this.refuseSetupChange(def.name, uid);
-          this.skip(def, uid);
-          continue;
-        }
         this.incomingUids.get(def.name)!.add(uid);
       }
       changes.push(record);
     }
-    if (changes.length > 0) this.staged.push({ def, records: changes });
+    if (changes.length > 0) await this.staged.push(def.name, changes);
+  }
+
+  /** The record says what the local row says (derived state aside), its parents compared by uid. */
+  private sameAsLocal(def: TableDef, local: Row, record: Row): boolean {
+    const columns = Object.keys(def.columns).filter((c) => !def.derived?.includes(c));
+    const sameParents = def.refs.every((ref) => {
+      const uid = record[ref.key] as string | null;
+      return (uid === null ? null : this.ids.get(ref.table)!.get(uid)) === (local[ref.column] ?? null);
+    });
+    return sameParents && sameContent({ ...def, refs: [], columns: Object.fromEntries(columns.map((c) => [c, def.columns[c]])) }, local, record);
+  }
+
+  /**
+   * Rows of this table with these uids, read a hundred at a time outside any transaction: on
+   * the writer's connection each read is one short statement between the door's scans; on a
+   * reader, none is.
+   */
+  private async lookUp(def: TableDef, uids: string[]): Promise<Row[]> {
+    const rows: Row[] = [];
+    const reader = this.options.reader ?? this.db;
+    for (const part of chunks(uids, WRITE_ROWS)) rows.push(...(await rowsByUid(reader, LAYOUTS.get(def.name)!, part, this.eventId)));
+    return rows;
   }
 
   /** A door role adds check-ins and new guests with their answers; nothing else. */
@@ -402,7 +443,7 @@ export class EventMerger {
       }
       if (missing.size === 0) continue;
       const parentDef = DEFS.get(ref.table)!;
-      const found = await rowsByUid(this.db, LAYOUTS.get(parentDef.name)!, [...missing]);
+      const found = await this.lookUp(parentDef, [...missing]);
       for (const row of found) {
         if (row.owner_event_id === this.eventId) known.set(row.uid as string, row.id as number);
         else this.otherEvent(parentDef, row.uid as string);
@@ -449,7 +490,7 @@ export class EventMerger {
   // -------------------------------------------------------------------------------------
   // Writing: a new event's batches, and a merge's changes inside `finish`'s transaction
 
-  private async insertFresh(trx: Trx, def: TableDef, fresh: Row[]): Promise<void> {
+  private async insertFresh(trx: Conn, def: TableDef, fresh: Row[]): Promise<void> {
     let rows = fresh;
     if (def.natural && !this.eventCreated) rows = await this.dropNaturalDuplicates(trx, def, rows);
     if (def.name === 'guests' && !this.eventCreated) rows = await this.dropCodeClashes(trx, rows);
@@ -482,14 +523,14 @@ export class EventMerger {
       await updateEventRecord(trx, this.eventId, this.eventChanges);
       this.result.updated.events++;
     }
-    for (const { def, records } of this.staged) await this.applyBatch(trx, def, records);
+    for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
     await this.dropReplacedChildren(trx);
     await this.refreshDoorState(trx);
   }
 
   /** Decides each staged record again against the row as it is now. */
   private async applyBatch(trx: Trx, def: TableDef, records: Row[]): Promise<void> {
-    const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
+    const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.eventId)).map((r) => [r.uid as string, r]));
     const owned = OWNED.get(def.name);
     const fresh: Row[] = [];
     for (const record of records) {
@@ -584,7 +625,7 @@ export class EventMerger {
   }
 
   /** A row whose natural key exists already is that record (e.g. the same tag added on both sides). */
-  private async dropNaturalDuplicates(trx: Trx, def: TableDef, rows: Row[]): Promise<Row[]> {
+  private async dropNaturalDuplicates(trx: Conn, def: TableDef, rows: Row[]): Promise<Row[]> {
     const keys = def.natural!;
     const keyOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
     const existing = new Map((await rowsByNaturalKey(trx, LAYOUTS.get(def.name)!, rows)).map((f) => [keyOf(f), f]));
@@ -606,7 +647,7 @@ export class EventMerger {
   }
 
   /** A new guest whose barcode another guest here has is skipped; a clashing NFC tag is left empty. */
-  private async dropCodeClashes(trx: Trx, guests: Row[]): Promise<Row[]> {
+  private async dropCodeClashes(trx: Conn, guests: Row[]): Promise<Row[]> {
     const holders = new Map<string, Row>();
     for (const column of ['barcode', 'nfc_tag'] as const) {
       const values = guests.map((g) => g[column]).filter((v): v is string => typeof v === 'string');

@@ -27,8 +27,8 @@ export interface TableDef extends Omit<TableLayout, 'columns'> {
   derived?: string[];
   uidMax?: number;
   /**
-   * Changes a door role may bring (DESIGN "Identity"): check-ins and undos, and new guests
-   * (with what a new guest carries). Everything else is set-up.
+   * Changes a door role may bring (DESIGN "Identity"): check-ins and undos (with the session
+   * registrations a scan makes), and new guests (with their answers). Everything else is set-up.
    */
   door?: { create: boolean; update: boolean };
 }
@@ -95,6 +95,8 @@ export const EVENT_TABLES: TableDef[] = [
   {
     name: 'session_registrations',
     onEvent: false,
+    // A door's session scan registers the guest where the session allows auto-registration.
+    door: { create: true, update: false },
     refs: [
       { column: 'guest_id', table: 'guests', key: 'guest_uid' },
       { column: 'session_id', table: 'sessions', key: 'session_uid' },
@@ -105,6 +107,7 @@ export const EVENT_TABLES: TableDef[] = [
   {
     name: 'checkins',
     onEvent: true,
+    uidPerEvent: true,
     uidMax: 64,
     door: { create: true, update: true },
     refs: [

@@ -26,7 +26,8 @@ export async function spoolBody(req: Request, file: string, limit: number): Prom
       else done(null, chunk);
     },
   });
-  await pipeline(req, counter, fs.createWriteStream(file));
+  // Readable by this user only: the upload holds guest data.
+  await pipeline(req, counter, fs.createWriteStream(file, { mode: 0o600 }));
 }
 
 export function eventFilesRouter(deps: RouteDeps) {
