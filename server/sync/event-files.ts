@@ -21,10 +21,12 @@ export function checkEventFile(file: string): Promise<EventFileHeader> {
 
 /**
  * Merges a verified file; a refusal leaves the database as it was. A new event goes into
- * `groupId`, or without it (an administrator) into the group the file carries.
+ * `groupId`, or without it (an administrator) into the group the file carries. `reader`, a
+ * second connection, takes the merge's lookups off the door's writer.
  */
-export function mergeEventChanges(db: Db, file: string, options: { scope: GroupScope; groupId?: number }): Promise<ImportResult> {
-  return importEventFile(db, file, { scope: options.scope, ...(options.groupId === undefined ? {} : { groupId: options.groupId }) });
+export function mergeEventChanges(db: Db, file: string, options: { scope: GroupScope; groupId?: number; reader?: Db }): Promise<ImportResult> {
+  const { scope, groupId, reader } = options;
+  return importEventFile(db, file, { scope, ...(groupId === undefined ? {} : { groupId }), ...(reader ? { reader } : {}) });
 }
 
 /** True when the file holds nothing but its event record: there is nothing to send or merge. */

@@ -43,8 +43,8 @@ export class SyncFollower {
   private stopped = false;
 
   /**
-   * `reader` is a second connection to the same database, used for the exports: their
-   * snapshot then holds up no scan (WAL on SQLite, MVCC on PostgreSQL).
+   * `reader` is a second connection to the same database, for the exports and the merges'
+   * lookups: they then hold up no scan (WAL on SQLite, MVCC on PostgreSQL).
    */
   constructor(
     private readonly db: Db,
@@ -124,7 +124,7 @@ export class SyncFollower {
         // Noted for whoever follows this laptop in turn: these changes may be older than their cursor.
         const oldest = await oldestChange(file);
         if (oldest) await recordArrival(this.db, event.id, oldest);
-        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id }));
+        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader }));
       }
       await markPulled(this.db, sync, cursor);
     });
