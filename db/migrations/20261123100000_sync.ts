@@ -51,12 +51,15 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['event_id', 'table_name', 'record_uid', 'kind']);
   });
   // Changes merged here from elsewhere keep the `modified` they were made with, which may be
-  // older than a follower's cursor; each arrival is noted so a later pull reaches back for it.
+  // older than a cursor; each arrival is noted so a later pull (or, for what a follower
+  // pushed here, this laptop's own push to its upstream) reaches back for it.
   await knex.schema.createTable('sync_arrivals', (t) => {
     t.increments('id').primary();
     t.integer('event_id').unsigned().notNullable().references('id').inTable('events').onDelete('CASCADE');
     t.string('received_at', 32).notNullable();
     t.string('oldest_modified', 32).notNullable();
+    // 'push': sent here by a follower; 'pull': fetched from this laptop's own upstream.
+    t.string('via', 8).notNullable();
     t.index(['event_id', 'received_at']);
   });
 }

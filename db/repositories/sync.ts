@@ -170,17 +170,22 @@ export async function listConflicts(db: Conn, eventId: number): Promise<StoredCo
   return rows.map((r) => ({ table: r.table_name, uid: r.record_uid, kind: r.kind, value: r.value ?? null, resolution: r.resolution, found_at: r.created }));
 }
 
+export type ArrivalVia = 'push' | 'pull';
+
 /** Noted before a merge starts, so a pull that reads while it runs still reaches back for it. */
-export async function recordArrival(db: Conn, eventId: number, oldestModified: string): Promise<void> {
-  await db('sync_arrivals').insert({ event_id: eventId, received_at: nowIso(), oldest_modified: oldestModified });
+export async function recordArrival(db: Conn, eventId: number, oldestModified: string, via: ArrivalVia): Promise<void> {
+  await db('sync_arrivals').insert({ event_id: eventId, received_at: nowIso(), oldest_modified: oldestModified, via });
 }
 
 /**
- * Where a pull asked with `since` must start: earlier when changes older than `since` arrived
- * here after it (received at or after `since`).
+ * Where a delta asked from `since` must start: earlier when changes older than `since` arrived
+ * here at or after it. A follower's pull counts every arrival; this laptop's push to its own
+ * upstream counts only what followers pushed here (what it pulled came from there).
  */
-export async function pullStart(db: Conn, eventId: number, since: string): Promise<string> {
-  const [{ oldest }] = await db('sync_arrivals').where('event_id', eventId).where('received_at', '>=', since).min({ oldest: 'oldest_modified' });
+export async function deltaStart(db: Conn, eventId: number, since: string, via?: ArrivalVia): Promise<string> {
+  const q = db('sync_arrivals').where('event_id', eventId).where('received_at', '>=', since);
+  if (via) q.where('via', via);
+  const [{ oldest }] = await q.min({ oldest: 'oldest_modified' });
   return oldest && oldest < since ? oldest : since;
 }
 

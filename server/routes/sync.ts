@@ -8,7 +8,7 @@ import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
 import { SyncChangesQuery, SyncCreate, SyncCreated, SyncStatus } from '../schemas/sync';
 import { envelopeSchema } from '../pagination';
-import { deleteSync, listSyncs, pullStart, recordArrival, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
+import { deleteSync, listSyncs, deltaStart, recordArrival, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
@@ -95,7 +95,7 @@ export function syncRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       // Taken before the snapshot: whatever commits after it is at or after the next cursor.
       const cursor = nowIso();
-      const since = query.since === undefined ? undefined : await pullStart(deps.db, event.id, query.since);
+      const since = query.since === undefined ? undefined : await deltaStart(deps.db, event.id, query.since);
       const file = tempEventFile();
       try {
         await writeEventChanges(deps.db, event, file, since);
@@ -134,7 +134,7 @@ export function syncRouter(deps: RouteDeps) {
         if (header.event.uid !== event.uid) throw new ValidationError({ detail: MSG.syncWrongEvent });
         // Before the merge commits: a follower pulling meanwhile reaches back far enough next time.
         const oldest = await oldestChange(file);
-        if (oldest) await recordArrival(deps.db, event.id, oldest);
+        if (oldest) await recordArrival(deps.db, event.id, oldest, 'push');
         const result = await mergeEventChanges(deps.db, file, { scope: caller.groups, groupId: event.group_id });
         await recordDoubleAdmissions(deps.db, event.id, result.double_admissions);
         await recordConflicts(deps.db, event.id, result.conflicts);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 import { findEvent, type EventRow } from '../../db/repositories/events';
 import {
+  deltaStart,
   listSyncs,
   markFailed,
   markPulled,
@@ -109,7 +110,9 @@ export class SyncFollower {
   private async push(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     const snapshot = nowIso();
     await this.withFile(async (file) => {
-      const counts = await writeEventChanges(this.reader, event, file, before(sync.push_cursor, OVERLAP_MS));
+      // What a follower of this laptop pushed here may be older than the cursor: it goes on up too.
+      const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
+      const counts = await writeEventChanges(this.reader, event, file, since);
       if (!holdsNoChanges(counts)) await this.remember(event.id, await upstream.push(sync.remote_event_id, file));
     });
     await markPushed(this.db, sync, snapshot);
@@ -123,7 +126,7 @@ export class SyncFollower {
       if (!holdsNoChanges(header.counts)) {
         // Noted for whoever follows this laptop in turn: these changes may be older than their cursor.
         const oldest = await oldestChange(file);
-        if (oldest) await recordArrival(this.db, event.id, oldest);
+        if (oldest) await recordArrival(this.db, event.id, oldest, 'pull');
         await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader }));
       }
       await markPulled(this.db, sync, cursor);

@@ -356,3 +356,44 @@ describe('The upstream key in logs', () => {
     assert.ok(!logs.includes(token));
   });
 });
+
+describe('A laptop following a laptop that follows the central', () => {
+  let central: TestServer;
+  let first: TestServer;
+  let second: TestServer;
+
+  before(async () => {
+    [central, first, second] = await Promise.all([TestServer.start(), TestServer.start(), TestServer.start()]);
+  });
+  after(async () => {
+    await Promise.all([central.stop(), first.stop(), second.stop()]);
+  });
+
+  it('carries scans along the chain, even one the far laptop sends after a long gap', async () => {
+    const upstream = await seedUpstream(central);
+    const followFirst = await first.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+    assert.equal(followFirst.status, 201, JSON.stringify(followFirst.body));
+    const firstEvent = followFirst.body.event_id;
+    const firstKey = await createApiKey(first, (await first.db('events').where({ id: firstEvent }).first()).group_id);
+    const followSecond = await second.post('/sync', { url: first.baseUrl, key: firstKey, event_id: firstEvent });
+    assert.equal(followSecond.status, 201, JSON.stringify(followSecond.body));
+    const secondEvent = followSecond.body.event_id;
+    const atCentral = (uid: string) => async () => ((await central.db('checkins').where({ uid }).first()) ? true : undefined);
+
+    const online = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-ADA', station: 'far door' });
+    assert.equal(online.status, 201, JSON.stringify(online.body));
+    await eventually('the far scan at the central', atCentral(online.body.uid), 5000);
+
+    // The far laptop is cut off; its scan reaches the middle laptop only after the middle
+    // laptop's push cursor has moved well past the scan's time.
+    assert.equal((await second.delete(`/events/${secondEvent}/sync`)).status, 204);
+    const late = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-BOB', station: 'far door' });
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    await new Promise((r) => setTimeout(r, 11_500));
+    const file = await fetch(`${second.baseUrl}/events/${secondEvent}/sync/changes`, { headers: { authorization: `Token ${second.adminToken}` } });
+    const push = await first.request('POST', `/events/${firstEvent}/sync/changes`, { rawBody: Buffer.from(await file.arrayBuffer()), headers: GZIP, token: firstKey });
+    assert.equal(push.status, 200, JSON.stringify(push.body));
+    assert.equal(push.body.checkins_added, 1);
+    await eventually('the late scan at the central', atCentral(late.body.uid), 3000);
+  });
+});
