@@ -42,6 +42,7 @@ export class SyncFollower {
   private readonly running = new Map<number, Promise<void>>();
   private readonly states = new Map<number, string>();
   private stopped = false;
+  private readonly stopping = new AbortController();
 
   /**
    * `reader` is a second connection to the same database, for the exports and the merges'
@@ -62,6 +63,7 @@ export class SyncFollower {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopping.abort();
     await Promise.allSettled(this.running.values());
   }
 
@@ -86,7 +88,7 @@ export class SyncFollower {
   }
 
   private async cycle(sync: SyncRow): Promise<void> {
-    const upstream = new Upstream(sync.url, sync.upstream_key);
+    const upstream = new Upstream(sync.url, sync.upstream_key, this.stopping.signal);
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;

@@ -29,9 +29,11 @@ export class UpstreamError extends Error {
 export class Upstream {
   private readonly base: string;
 
+  /** `stop` aborts whatever is in flight (a server shutting down does not wait on the network). */
   constructor(
     url: string,
     private readonly key: string,
+    private readonly stop?: AbortSignal,
   ) {
     this.base = url.replace(/\/+$/, '');
   }
@@ -71,7 +73,7 @@ export class Upstream {
       res = await fetch(this.base + path, {
         ...init,
         headers: { ...(init.headers as Record<string, string>), authorization: `Token ${this.key}` },
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: this.stop ? AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.stop]) : AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (err) {
       throw offline(err);

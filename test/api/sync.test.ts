@@ -397,3 +397,37 @@ describe('A laptop following a laptop that follows the central', () => {
     await eventually('the late scan at the central', atCentral(late.body.uid), 3000);
   });
 });
+
+describe('The follower when its server stops', () => {
+  it('does not wait on an upstream that accepts and never answers', async () => {
+    const central = await TestServer.start();
+    const laptop = await TestServer.start();
+    // A link that carries the follow, then goes silent: connections accepted, nothing answered.
+    let silent = false;
+    const sockets = new Set<net.Socket>();
+    const link = net.createServer((socket) => {
+      sockets.add(socket);
+      if (silent) return;
+      const onward = net.connect(central.running.port, '127.0.0.1');
+      sockets.add(onward);
+      socket.pipe(onward).pipe(socket);
+    });
+    await new Promise<void>((resolve) => link.listen(0, '127.0.0.1', resolve));
+    const { port } = link.address() as net.AddressInfo;
+    try {
+      const upstream = await seedUpstream(central);
+      const res = await laptop.post('/sync', { url: `http://127.0.0.1:${port}/api/v1`, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      silent = true;
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => setTimeout(r, 1500));
+      const started = Date.now();
+      await laptop.stop();
+      assert.ok(Date.now() - started < 3000, `stopped in ${Date.now() - started} ms`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => link.close(resolve));
+      await central.stop();
+    }
+  });
+});
