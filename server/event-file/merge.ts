@@ -18,7 +18,6 @@ import {
   revealEvent,
   rowsByNaturalKey,
   rowsByUid,
-  standingDoorScans,
   updateEventRecord,
   updateRow,
   writeSearchTerms,
@@ -28,7 +27,9 @@ import type { TableCounts } from '../../db/repositories/event-file-export';
 import { chunks } from '../../db/bulk';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
-import { nowIso, toApiDatetime } from '../../core/time';
+import { nowIso } from '../../core/time';
+import { refreshDoorState, type DoubleAdmission } from './door-state';
+export type { DoubleAdmission } from './door-state';
 import { StagedChanges } from './staging';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, recordSchema, type GroupRecord, type TableDef } from './tables';
 
@@ -37,7 +38,7 @@ import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, reco
  *
  * An import runs in two steps so that the door never waits behind it:
  * - `add` (every record, in file order) parses and checks the file and stages it, outside
- *   the write that makes it visible. A new event is written in short transactions under an
+ *   the write that makes it visible. A new event is written in small statements under an
  *   event no one sees yet; a merge only reads, and keeps what would change.
  * - `finish` makes it visible in one short transaction: it reveals the new event, or
  *   applies the kept changes of a merge. Anything refused before that leaves the database
@@ -63,13 +64,6 @@ export interface ImportConflict {
   resolution: string;
   guest?: { uid: string; first_name: string; last_name: string };
   existing_guest?: { id: number; uid: string; first_name: string; last_name: string };
-}
-
-export interface DoubleAdmission {
-  guest_id: number;
-  guest_uid: string;
-  name: string;
-  checkins: { uid: string; station: string | null; scanned_at: string }[];
 }
 
 export interface ImportResult {
@@ -145,10 +139,6 @@ function sameContent(def: TableDef, local: Row, incoming: Row): boolean {
 function staysUnchanged(def: TableDef, local: Row, incoming: Row): boolean {
   if (def.name === 'checkins') return !(incoming.undone_at && !local.undone_at);
   return !((incoming.modified as string) > (local.modified as string));
-}
-
-function guestName(row: Row): string {
-  return `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim();
 }
 
 function person(row: Row) {
@@ -415,7 +405,7 @@ export class EventMerger {
     return rows;
   }
 
-  /** A door role adds check-ins and new guests with their answers; nothing else. */
+  /** A door role adds check-ins (with the registrations a scan makes) and new guests with their answers; nothing else. */
   private doorMayCreate(def: TableDef, record: Row): boolean {
     if (!def.door?.create) return false;
     if (def.name === 'guest_answers') return this.incomingUids.get('guests')!.has(record.guest_uid as string);
@@ -525,7 +515,7 @@ export class EventMerger {
     }
     for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
     await this.dropReplacedChildren(trx);
-    await this.refreshDoorState(trx);
+    this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, [...this.checkinGuests], this.addedCheckins, this.now)));
   }
 
   /** Decides each staged record again against the row as it is now. */
@@ -677,54 +667,5 @@ export class EventMerger {
       else keep.push(guest);
     }
     return keep;
-  }
-
-  /**
-   * After the check-ins are merged: each affected guest is in when their latest event-level
-   * check-in still standing is an 'in'; and two standing 'in's without an 'out' between,
-   * one of them from the file, are a double admission made while the laptops were apart.
-   * (A new event arrives with the door state it had.)
-   */
-  private async refreshDoorState(trx: Trx): Promise<void> {
-    for (const part of chunks([...this.checkinGuests], 500)) {
-      const { scans, guests } = await standingDoorScans(trx, this.eventId, part);
-      const byGuest = new Map<number, Row[]>();
-      for (const c of scans) {
-        const list = byGuest.get(c.guest_id as number) ?? [];
-        list.push(c);
-        byGuest.set(c.guest_id as number, list);
-      }
-      for (const guest of guests) {
-        const list = byGuest.get(guest.id as number) ?? [];
-        const last = list[list.length - 1];
-        const checkedInAt = last && last.direction === 'in' ? last.scanned_at : null;
-        if ((guest.checked_in_at ?? null) !== checkedInAt) await updateRow(trx, 'guests', guest.id as number, { checked_in_at: checkedInAt, modified: this.now });
-        this.findDoubleAdmissions(guest, list);
-      }
-    }
-  }
-
-  private findDoubleAdmissions(guest: Row, checkins: Row[]): void {
-    let standingIn: Row | undefined;
-    for (const c of checkins) {
-      if (c.direction === 'out') {
-        standingIn = undefined;
-        continue;
-      }
-      if (standingIn) {
-        const aNew = this.addedCheckins.has(standingIn.id as number);
-        const bNew = this.addedCheckins.has(c.id as number);
-        if ((aNew || bNew) && (aNew !== bNew || standingIn.station !== c.station)) {
-          this.result.double_admissions.push({
-            guest_id: guest.id as number,
-            guest_uid: guest.uid as string,
-            name: guestName(guest),
-            checkins: [standingIn, c].map((x) => ({ uid: x.uid as string, station: (x.station as string | null) ?? null, scanned_at: toApiDatetime(x.scanned_at as string) as string })),
-          });
-        }
-        continue;
-      }
-      standingIn = c;
-    }
   }
 }

@@ -13,17 +13,11 @@ type Row = Record<string, unknown>;
 export class StagedChanges {
   private readonly file = path.join(os.tmpdir(), `doorlist-merge-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.ndjson`);
   private out: fs.WriteStream | undefined;
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
 
   async push(table: string, records: Row[]): Promise<void> {
     this.out ??= fs.createWriteStream(this.file, { mode: 0o600 });
     let chunk = '';
     for (const record of records) chunk += JSON.stringify([table, record]) + '\n';
-    this.count += records.length;
     if (!this.out.write(chunk)) await once(this.out, 'drain');
   }
 
