@@ -155,4 +155,13 @@ export const MSG = {
   usernameTaken: 'A user with that username already exists.',
   passwordTooShort: (min: number) => `Ensure this field has at least ${min} characters.`,
   userNotFound: 'User not found.',
+  // Following a central Doorlist (issue 16)
+  syncNotFound: 'This event is not followed.',
+  syncAlreadyFollowed: 'This event is already followed.',
+  syncUrlScheme: 'Enter the upstream address, http:// or https://, ending in /api/v1.',
+  syncUnreachable: (reason: string) => `The upstream did not answer (${reason}).`,
+  syncKeyRefused: 'The upstream refused this key.',
+  syncEventNotFound: 'The upstream has no such event for this key.',
+  syncUpstreamAnswered: (status: number, detail: string) => `The upstream answered ${status}: ${detail}`,
+  syncWrongEvent: 'This file holds another event than the one it was sent to.',
 } as const;

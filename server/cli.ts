@@ -7,10 +7,12 @@ import { DomainError } from '../core/errors';
 import { HttpError } from './errors';
 import { timestampParam } from './pagination';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
+import { runFollow, runSyncStatus, runUnfollow, SYNC_USAGE } from './sync/cli';
 
 const USAGE = `Usage:
   npm run doorlist -- export --event <id> --out <file> [--since <time>] [--db <file>]
   npm run doorlist -- import --in <file> [--group <id>] [--db <file>]
+${SYNC_USAGE}
 
 Works directly on the database (--db, else DOORLIST_DB, else the per-user default).
 An import of an event that exists here merges into it; a new event goes into --group, or
@@ -114,6 +116,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       out: { type: 'string' },
       in: { type: 'string' },
       group: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
       since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -121,7 +125,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     strict: true,
   });
   const command = positionals[0];
-  if (values.help || (command !== 'export' && command !== 'import')) {
+  const SYNC_COMMANDS = ['follow', 'unfollow', 'sync-status'];
+  if (values.help || (command !== 'export' && command !== 'import' && !SYNC_COMMANDS.includes(command))) {
     process.stdout.write(USAGE + '\n');
     return values.help ? 0 : 2;
   }
@@ -130,6 +135,17 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     await migrateLatest(db);
+    if (SYNC_COMMANDS.includes(command)) {
+      const eventId = positiveInt(values.event as string | undefined, '--event');
+      const outcome =
+        command === 'follow'
+          ? await runFollow(db, values, eventId, positiveInt(values.group as string | undefined, '--group'))
+          : command === 'unfollow'
+            ? await runUnfollow(db, eventId)
+            : await runSyncStatus(db, eventId);
+      (outcome.ok ? process.stdout : process.stderr).write(outcome.text + '\n');
+      return outcome.ok ? 0 : 1;
+    }
     if (command === 'export') await runExport(db, values);
     else await runImport(db, values);
     return 0;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createDb, createReadDb, migrateLatest, type Db } from '../db/knex';
 import { databaseDamage } from '../db/integrity';
 import { MSG } from '../core/messages';
@@ -13,6 +13,8 @@ import { createApp } from './app';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
+import { createLogger } from './logger';
+import { SyncFollower } from './sync';
 
 export interface RunningServer {
   url: string;
@@ -60,7 +62,7 @@ async function ensureAdmin(db: Db, config: Config): Promise<void> {
  * app's main process and by the tests.
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   protectDatabaseFiles(config.db);
   const removed = removeStaleTempFiles();
   if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
@@ -103,6 +105,8 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
+  // Beside the door: followed events push and pull on their own timer, never in a request.
+  const follower = new SyncFollower(db, readDb, logger).start();
   return {
     url,
     port,
@@ -112,6 +116,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     https: secure,
     plainHttp,
     close: async () => {
+      await follower.stop();
       await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

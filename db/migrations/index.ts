@@ -8,6 +8,7 @@ import * as scanUidsPerEvent from './20261123030000_scan_uids_per_event';
 import * as attentionAndNotes from './20261123040000_attention_and_notes';
 import * as eventImporting from './20261123040000_event_importing';
 import * as centralServer from './20261123050000_central_server';
+import * as sync from './20261123100000_sync';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
 
 /**
@@ -24,6 +25,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123040000_attention_and_notes': attentionAndNotes,
   '20261123040000_event_importing': eventImporting,
   '20261123050000_central_server': centralServer,
+  '20261123100000_sync': sync,
   '20261123160000_roles_and_first_run': rolesAndFirstRun,
 };
 

@@ -11,6 +11,8 @@ const DOOR_WRITES = new Set([
   'DELETE /events/{event_id}/checkins/{checkin_id}',
   'POST /events/{event_id}/guests',
   'POST /events/import',
+  // A door key's follower pushes its scans (DESIGN "Following a central Doorlist").
+  'POST /events/{event_id}/sync/changes',
   'POST /apps/api/auth/logout',
 ]);
 // Managed only by signed-in managers: a manager's API key is refused these too.

@@ -1,0 +1,195 @@
+import type { Conn } from '../knex';
+import { newRecord } from '../records';
+import { nowIso } from '../../core/time';
+import type { GroupScope } from './groups';
+
+export type SyncState = 'ok' | 'offline' | 'error';
+
+/** A double admission as a merge reports it (on either side: uids, never ids). */
+export interface FoundDoubleAdmission {
+  guest_uid: string;
+  checkins: { uid: string; station: string | null; scanned_at: string }[];
+}
+
+/** A change a merge could not apply as is. */
+export interface FoundConflict {
+  table: string;
+  uid: string;
+  kind: string;
+  value?: string;
+  resolution: string;
+}
+
+export interface SyncRow {
+  id: number;
+  uid: string;
+  event_id: number;
+  url: string;
+  remote_event_id: number;
+  upstream_key: string;
+  push_cursor: string;
+  pull_cursor: string;
+  last_push_at: string | null;
+  last_pull_at: string | null;
+  state: SyncState;
+  error: string | null;
+}
+
+export interface NewSync {
+  event_id: number;
+  url: string;
+  remote_event_id: number;
+  upstream_key: string;
+  push_cursor: string;
+  pull_cursor: string;
+}
+
+export async function insertSync(db: Conn, sync: NewSync): Promise<number> {
+  const now = nowIso();
+  const [row] = await db('syncs').insert({ ...newRecord(now), ...sync, last_pull_at: now }).returning('id');
+  return row.id;
+}
+
+/** The followed events whose group is in scope (`null`: all of them). */
+export async function listSyncs(db: Conn, scope: GroupScope = null): Promise<SyncRow[]> {
+  const q = db<SyncRow>('syncs as s').orderBy('s.id').select('s.*');
+  if (scope !== null) q.join('events as e', 'e.id', 's.event_id').whereIn('e.group_id', scope);
+  return q;
+}
+
+export async function findSyncByEvent(db: Conn, eventId: number): Promise<SyncRow | undefined> {
+  return db<SyncRow>('syncs').where({ event_id: eventId }).first();
+}
+
+/** True when a row was removed. */
+export async function deleteSync(db: Conn, eventId: number): Promise<boolean> {
+  return (await db('syncs').where({ event_id: eventId }).delete()) > 0;
+}
+
+/**
+ * Cursors move only forward from the value they were read with (compare-and-set): an
+ * unfollow, or a second follower of the same row, cannot be overwritten by a stale cycle.
+ */
+export async function markPushed(db: Conn, sync: SyncRow, cursor: string): Promise<void> {
+  const now = nowIso();
+  await db('syncs').where({ id: sync.id, push_cursor: sync.push_cursor }).update({ push_cursor: cursor, last_push_at: now, state: 'ok', error: null, modified: now });
+}
+
+export async function markPulled(db: Conn, sync: SyncRow, cursor: string): Promise<void> {
+  const now = nowIso();
+  await db('syncs').where({ id: sync.id, pull_cursor: sync.pull_cursor }).update({ pull_cursor: cursor, last_pull_at: now, state: 'ok', error: null, modified: now });
+}
+
+export async function markFailed(db: Conn, syncId: number, state: Exclude<SyncState, 'ok'>, error: string): Promise<void> {
+  await db('syncs').where({ id: syncId }).update({ state, error: error.slice(0, 1000), modified: nowIso() });
+}
+
+/** Local changes of the event not yet confirmed upstream: what the door sees as "waiting". */
+export async function countPending(db: Conn, eventId: number, since: string): Promise<number> {
+  let total = 0;
+  for (const table of ['checkins', 'guests']) {
+    const [{ n }] = await db(table).where('event_id', eventId).where('modified', '>', since).count({ n: '*' });
+    total += Number(n);
+  }
+  return total;
+}
+
+/** Kept once per pair of admissions, whichever side and whichever merge found it first. */
+export async function recordDoubleAdmissions(db: Conn, eventId: number, found: FoundDoubleAdmission[]): Promise<void> {
+  const now = nowIso();
+  const rows = found
+    .filter((d) => d.checkins.length >= 2)
+    .map((d) => {
+      const [first, second] = [...d.checkins].sort((a, b) => (a.uid < b.uid ? -1 : 1));
+      return {
+        ...newRecord(now),
+        event_id: eventId,
+        guest_uid: d.guest_uid,
+        first_checkin_uid: first.uid,
+        first_station: first.station,
+        first_scanned_at: first.scanned_at,
+        second_checkin_uid: second.uid,
+        second_station: second.station,
+        second_scanned_at: second.scanned_at,
+      };
+    });
+  if (rows.length > 0) await db('sync_double_admissions').insert(rows).onConflict(['event_id', 'first_checkin_uid', 'second_checkin_uid']).ignore();
+}
+
+export interface StoredDoubleAdmission {
+  guest_id: number | null;
+  guest_uid: string;
+  first_name: string | null;
+  last_name: string | null;
+  checkins: { uid: string; station: string | null; scanned_at: string }[];
+  found_at: string;
+}
+
+export async function listDoubleAdmissions(db: Conn, eventId: number): Promise<StoredDoubleAdmission[]> {
+  const rows = await db('sync_double_admissions as d')
+    .leftJoin('guests as g', function () {
+      this.on('g.uid', '=', 'd.guest_uid').andOn('g.event_id', '=', 'd.event_id');
+    })
+    .where('d.event_id', eventId)
+    .orderBy('d.id')
+    .select('d.*', 'g.id as guest_id', 'g.first_name', 'g.last_name');
+  return rows.map((r) => {
+    const checkins = [
+      { uid: r.first_checkin_uid, station: r.first_station ?? null, scanned_at: r.first_scanned_at },
+      { uid: r.second_checkin_uid, station: r.second_station ?? null, scanned_at: r.second_scanned_at },
+    ].sort((a, b) => (a.scanned_at < b.scanned_at ? -1 : a.scanned_at > b.scanned_at ? 1 : 0));
+    return { guest_id: r.guest_id ?? null, guest_uid: r.guest_uid, first_name: r.first_name ?? null, last_name: r.last_name ?? null, checkins, found_at: r.created };
+  });
+}
+
+export async function recordConflicts(db: Conn, eventId: number, found: FoundConflict[]): Promise<void> {
+  const now = nowIso();
+  const rows = found.map((c) => ({
+    ...newRecord(now),
+    event_id: eventId,
+    table_name: c.table,
+    record_uid: c.uid,
+    kind: c.kind,
+    value: c.value ?? null,
+    resolution: c.resolution,
+  }));
+  if (rows.length > 0) await db('sync_conflicts').insert(rows).onConflict(['event_id', 'table_name', 'record_uid', 'kind']).ignore();
+}
+
+export interface StoredConflict {
+  table: string;
+  uid: string;
+  kind: string;
+  value: string | null;
+  resolution: string;
+  found_at: string;
+}
+
+export async function listConflicts(db: Conn, eventId: number): Promise<StoredConflict[]> {
+  const rows = await db('sync_conflicts').where({ event_id: eventId }).orderBy('id');
+  return rows.map((r) => ({ table: r.table_name, uid: r.record_uid, kind: r.kind, value: r.value ?? null, resolution: r.resolution, found_at: r.created }));
+}
+
+export type ArrivalVia = 'push' | 'pull';
+
+/** Noted before a merge starts, so a pull that reads while it runs still reaches back for it. */
+export async function recordArrival(db: Conn, eventId: number, oldestModified: string, via: ArrivalVia): Promise<void> {
+  await db('sync_arrivals').insert({ event_id: eventId, received_at: nowIso(), oldest_modified: oldestModified, via });
+}
+
+/**
+ * Where a delta asked from `since` must start: earlier when changes older than `since` arrived
+ * here at or after it. A follower's pull counts every arrival; this laptop's push to its own
+ * upstream counts only what followers pushed here (what it pulled came from there).
+ */
+export async function deltaStart(db: Conn, eventId: number, since: string, via?: ArrivalVia): Promise<string> {
+  const q = db('sync_arrivals').where('event_id', eventId).where('received_at', '>=', since);
+  if (via) q.where('via', via);
+  const [{ oldest }] = await q.min({ oldest: 'oldest_modified' });
+  return oldest && oldest < since ? oldest : since;
+}
+
+/** The sync of the local event with this uid, if it is followed. */
+export async function findSyncByEventUid(db: Conn, eventUid: string): Promise<SyncRow | undefined> {
+  return db<SyncRow>('syncs as s').join('events as e', 'e.id', 's.event_id').where('e.uid', eventUid).first('s.*');
+}

@@ -1,0 +1,261 @@
+import { useCallback, useEffect, useReducer, useState, type FormEvent, type ReactElement } from 'react';
+import { useTranslation } from 'react-i18next';
+import { detailOf, listAll, OfflineError, type Api } from '../api';
+import { formatTime, utcInstant } from '../i18n/format';
+
+/** GET /events/:event_id/sync, as the server answers it (never the upstream key). */
+export interface SyncStatus {
+  sync_id: number;
+  url: string;
+  event_id: number;
+  remote_event_id: number;
+  state: 'ok' | 'offline' | 'error';
+  error: string | null;
+  last_pull_at: string | null;
+  last_push_at: string | null;
+  pending: number;
+  double_admissions: {
+    guest_id: number | null;
+    guest_uid: string;
+    first_name: string | null;
+    last_name: string | null;
+    checkins: { uid: string; station: string | null; scanned_at: string }[];
+  }[];
+  conflicts: { table: string; uid: string; kind: string; value: string | null; resolution: string }[];
+}
+
+const POLL_MS = 2000;
+
+type Followed = { kind: 'loading' } | { kind: 'none' } | { kind: 'followed'; status: SyncStatus } | { kind: 'unreachable' };
+
+/** The event's sync status, polled while shown; `refresh` after a follow or unfollow. */
+function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => void] {
+  const [followed, setFollowed] = useState<Followed>({ kind: eventId === undefined ? 'none' : 'loading' });
+  const [round, bump] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    if (eventId === undefined) {
+      setFollowed({ kind: 'none' });
+      return;
+    }
+    let live = true;
+    const read = () =>
+      api.request<SyncStatus>('GET', `/events/${eventId}/sync`).then(
+        (answer) => live && setFollowed(answer.status === 200 ? { kind: 'followed', status: answer.body } : { kind: 'none' }),
+        (err: unknown) => live && err instanceof OfflineError && setFollowed({ kind: 'unreachable' }),
+      );
+    void read();
+    const timer = setInterval(read, POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [api, eventId, round]);
+  return [followed, bump];
+}
+
+/** The current time, once a second: "synced 4 s ago" keeps counting between polls. */
+function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+interface FollowForm {
+  url: string;
+  key: string;
+  event_id: string;
+  group_id: string;
+}
+
+/**
+ * Following a central Doorlist: the form to follow an upstream event, then the state the door
+ * needs ("synced 3 s ago", "offline, 5 waiting"), the double admissions found, and unfollow.
+ * `eventId` is this laptop's event when one is open; `onFollowed` gets the event a follow made.
+ */
+export function SyncPanel({ api, eventId, onFollowed }: { api: Api; eventId?: number; onFollowed?: (eventId: number) => void }) {
+  const { t } = useTranslation('sync');
+  const [followed, refresh] = useSyncStatus(api, eventId);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const unfollow = useCallback(async () => {
+    if (eventId === undefined) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await api.request('DELETE', `/events/${eventId}/sync`);
+      if (answer.status !== 204) setError(detailOf(answer.body) ?? t('failed', { status: answer.status }));
+      refresh();
+    } catch (err) {
+      setError(err instanceof OfflineError ? t('serverUnreachable') : (err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }, [api, eventId, refresh, t]);
+
+  return (
+    <section className="sync-panel" aria-label={t('title')}>
+      <h2>{t('title')}</h2>
+      {followed.kind === 'unreachable' && <p className="error">{t('serverUnreachable')}</p>}
+      {followed.kind === 'followed' && (
+        <>
+          <SyncState status={followed.status} />
+          <DoubleAdmissions status={followed.status} />
+          <button type="button" disabled={busy} onClick={unfollow}>
+            {t('unfollow')}
+          </button>
+          <p className="muted">{t('unfollowKeeps')}</p>
+        </>
+      )}
+      {followed.kind === 'none' && (
+        <FollowForm
+          api={api}
+          busy={busy}
+          setBusy={setBusy}
+          onFollowed={(id) => {
+            refresh();
+            onFollowed?.(id);
+          }}
+          setError={setError}
+        />
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function SyncState({ status }: { status: SyncStatus }) {
+  const { t } = useTranslation('sync');
+  const now = useNow();
+  const seconds = status.last_pull_at ? Math.max(0, Math.round((now - utcInstant(status.last_pull_at).getTime()) / 1000)) : undefined;
+  const line =
+    status.state === 'ok'
+      ? seconds === undefined
+        ? t('syncedNever')
+        : seconds < 120
+          ? t('syncedAgo', { seconds })
+          : t('syncedMinutesAgo', { minutes: Math.floor(seconds / 60) })
+      : status.state === 'offline'
+        ? t('offline', { pending: status.pending })
+        : t('error', { error: status.error ?? '', pending: status.pending });
+  return (
+    <div className={`sync-state sync-${status.state}`} role="status">
+      <strong>{line}</strong>
+      <span className="muted">{t('upstream', { url: status.url, event: status.remote_event_id })}</span>
+      {status.state === 'ok' && status.pending > 0 && <span>{t('sending', { pending: status.pending })}</span>}
+      {status.state !== 'ok' && <span>{t('worksAlone')}</span>}
+    </div>
+  );
+}
+
+function DoubleAdmissions({ status }: { status: SyncStatus }) {
+  const { t } = useTranslation('sync');
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (status.double_admissions.length === 0) return null;
+  return (
+    <div className="double-admissions">
+      <h3>{t('doubleAdmissions', { number: status.double_admissions.length })}</h3>
+      <p className="muted">{t('doubleAdmissionsHelp')}</p>
+      <ul>
+        {status.double_admissions.map((d) => (
+          <li key={d.checkins.map((c) => c.uid).join(' ')}>
+            <strong>{`${d.first_name ?? ''} ${d.last_name ?? ''}`.trim() || t('unknownGuest')}</strong>
+            {': '}
+            {d.checkins
+              .map((c) => t('admittedAt', { station: c.station ?? t('unknownStation'), time: formatTime(utcInstant(c.scanned_at), zone) }))
+              .join(t('and'))}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function FollowForm(props: {
+  api: Api;
+  busy: boolean;
+  setBusy: (busy: boolean) => void;
+  setError: (error: string | undefined) => void;
+  onFollowed: (eventId: number) => void;
+}) {
+  const { api, busy, setBusy, setError, onFollowed } = props;
+  const { t } = useTranslation('sync');
+  const [form, setForm] = useState<FollowForm>({ url: '', key: '', event_id: '', group_id: '' });
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string[]>>({});
+  const [groups, setGroups] = useState<{ id: number; name: string }[]>([]);
+
+  // A new event lands in a group here: an API key's own, else the one picked.
+  useEffect(() => {
+    listAll<{ id: number; name: string }>(api, '/groups')
+      .then((list) => {
+        setGroups(list);
+        if (list[0]) setForm((f) => ({ ...f, group_id: f.group_id || String(list[0].id) }));
+      })
+      .catch(() => undefined);
+  }, [api]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setFieldErrors({});
+    try {
+      const body = { url: form.url.trim(), key: form.key.trim(), event_id: Number(form.event_id), ...(form.group_id ? { group_id: Number(form.group_id) } : {}) };
+      const answer = await api.request<{ event_id: number } & Record<string, string[]>>('POST', '/sync', body);
+      if (answer.status === 201) {
+        setForm({ url: '', key: '', event_id: '', group_id: form.group_id });
+        onFollowed(answer.body.event_id);
+      } else if (answer.status === 400 && !('detail' in answer.body)) setFieldErrors(answer.body);
+      else setError(detailOf(answer.body) ?? t('failed', { status: answer.status }));
+    } catch (err) {
+      setError(err instanceof OfflineError ? t('serverUnreachable') : (err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (name: keyof FollowForm, label: string, input: ReactElement) => (
+    <label>
+      {label}
+      {input}
+      {fieldErrors[name]?.map((message) => (
+        <span key={message} className="field-error">
+          {message}
+        </span>
+      ))}
+    </label>
+  );
+  const set = (name: keyof FollowForm) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [name]: e.target.value }));
+
+  return (
+    <form className="form" onSubmit={submit}>
+      <p>{t('intro')}</p>
+      {field('url', t('url'), <input name="url" type="url" required placeholder="https://central.example:8788/api/v1" value={form.url} onChange={set('url')} />)}
+      {field('key', t('key'), <input name="key" type="password" required autoComplete="off" value={form.key} onChange={set('key')} />)}
+      {field('event_id', t('eventId'), <input name="event_id" type="number" min={1} required value={form.event_id} onChange={set('event_id')} />)}
+      {groups.length > 0 &&
+        field(
+          'group_id',
+          t('group'),
+          <select name="group_id" value={form.group_id} onChange={set('group_id')}>
+            {groups.map((g) => (
+              <option key={g.id} value={g.id}>
+                {g.name}
+              </option>
+            ))}
+          </select>,
+        )}
+      <p className="muted">{t('keyStaysHere')}</p>
+      <button type="submit" className="primary" disabled={busy}>
+        {busy ? t('following') : t('follow')}
+      </button>
+    </form>
+  );
+}

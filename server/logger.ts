@@ -1,0 +1,25 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+/**
+ * Secrets that could reach a log line: the Authorization header of every request (tokens and
+ * API keys, including the upstream key a follower sends) and any `key`, `password` or `token`
+ * field logged by name. pino replaces them before the line is written.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'key',
+  'upstream_key',
+  'password',
+  'token',
+  '*.key',
+  '*.upstream_key',
+  '*.password',
+  '*.token',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
+}

@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { resourceRouter, type RouteDeps } from '../route';
+import { ValidationError } from '../errors';
+import { scopedEvent } from '../scope';
+import { DetailResponse } from '../schemas/fields';
+import { EventParams } from '../schemas/events';
+import { EventFileImportResult } from '../schemas/event-files';
+import { SyncChangesQuery, SyncCreate, SyncCreated, SyncStatus } from '../schemas/sync';
+import { envelopeSchema } from '../pagination';
+import { deleteSync, listSyncs, deltaStart, recordArrival, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
+import { MSG } from '../../core/messages';
+import { nowIso } from '../../core/time';
+import { EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
+import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
+import { followEvent, syncOf, syncStatus } from '../sync';
+import { checkEventFile, mergeEventChanges, oldestChange, writeEventChanges } from '../sync/event-files';
+import { CURSOR_HEADER } from '../sync/upstream';
+
+/**
+ * Following an upstream Doorlist. Two halves: a laptop's own follow/status/unfollow, and the
+ * pair of routes its follower calls on the upstream (changes down, changes up).
+ */
+export function syncRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  route({
+    method: 'post',
+    path: '/sync',
+    summary: "Follow an upstream Doorlist's event: pulled whole now (same uids), then kept in step both ways",
+    tags: ['Sync'],
+    body: SyncCreate,
+    responses: {
+      201: { description: 'Pulled and followed', content: { 'application/json': { schema: SyncCreated } } },
+      409: { description: MSG.syncAlreadyFollowed, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ body, caller }) => {
+      const created = await followEvent(deps.db, body, { scope: caller.groups, groupId: caller.groupId ?? undefined });
+      return { status: 201, body: created };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/sync',
+    summary: 'What this laptop follows, with each sync state (never the upstream key)',
+    tags: ['Sync'],
+    access: 'door',
+    responses: { 200: { description: 'Followed events', content: { 'application/json': { schema: envelopeSchema(SyncStatus, 'SyncList') } } } },
+    handler: async ({ caller }) => {
+      const results = await Promise.all((await listSyncs(deps.db, caller.groups)).map((s) => syncStatus(deps.db, s)));
+      return { status: 200, body: { count: results.length, next: null, previous: null, results } };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync',
+    summary: "The event's sync: state, last push and pull, pending changes, double admissions, conflicts",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    responses: { 200: { description: 'Sync status', content: { 'application/json': { schema: SyncStatus } } }, 404: MSG.syncNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
+      return { status: 200, body: await syncStatus(deps.db, await syncOf(deps.db, event)) };
+    },
+  });
+
+  route({
+    method: 'delete',
+    path: '/events/{event_id}/sync',
+    summary: 'Stop following the upstream; the event and everything in it stay here',
+    tags: ['Sync'],
+    params: EventParams,
+    responses: { 204: 'No longer followed', 404: MSG.syncNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
+      await syncOf(deps.db, event);
+      await deleteSync(deps.db, event.id);
+      return { status: 204 };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/changes',
+    summary: "For a follower: the event's changes since its cursor as an event file (whole without one), and the next cursor",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    query: SyncChangesQuery,
+    responses: {
+      200: { description: `The event file; the next cursor in ${CURSOR_HEADER}`, content: { [EVENT_FILE_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, query, caller, res }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      // Taken before the snapshot: whatever commits after it is at or after the next cursor.
+      const cursor = nowIso();
+      const since = query.since === undefined ? undefined : await deltaStart(deps.db, event.id, query.since);
+      const file = tempEventFile();
+      try {
+        await writeEventChanges(deps.db, event, file, since);
+        const { size } = await fs.promises.stat(file);
+        res.status(200);
+        res.setHeader('Content-Type', EVENT_FILE_MEDIA_TYPE);
+        res.setHeader('Content-Length', String(size));
+        res.setHeader(CURSOR_HEADER, cursor);
+        await pipeline(fs.createReadStream(file), res);
+      } finally {
+        await fs.promises.rm(file, { force: true });
+      }
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/changes',
+    summary: "For a follower: merge its changes (an event file of this event) by uid; a replay changes nothing",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file" },
+    responses: {
+      200: { description: 'Merged', content: { 'application/json': { schema: EventFileImportResult } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, caller, req }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      if (req.is(['application/json', 'application/*+json', 'application/x-www-form-urlencoded', 'text/*'])) {
+        throw new ValidationError({ detail: MSG.eventFileContentType });
+      }
+      const file = tempEventFile();
+      try {
+        await spoolBody(req, file, EVENT_FILE_MAX_BYTES);
+        const header = await checkEventFile(file);
+        if (header.event.uid !== event.uid) throw new ValidationError({ detail: MSG.syncWrongEvent });
+        // Before the merge commits: a follower pulling meanwhile reaches back far enough next time.
+        const oldest = await oldestChange(file);
+        if (oldest) await recordArrival(deps.db, event.id, oldest, 'push');
+        // A door key's follower brings what a door may do; anything else is listed, not applied.
+        const result = await mergeEventChanges(deps.db, file, {
+          scope: caller.groups,
+          groupId: event.group_id,
+          reader: deps.readDb,
+          allowSetupChanges: caller.role !== 'door',
+        });
+        await recordDoubleAdmissions(deps.db, event.id, result.double_admissions);
+        await recordConflicts(deps.db, event.id, result.conflicts);
+        return { status: 200, body: result };
+      } finally {
+        await fs.promises.rm(file, { force: true });
+      }
+    },
+  });
+
+  return router;
+}

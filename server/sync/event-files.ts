@@ -1,0 +1,55 @@
+import type { Db } from '../../db/knex';
+import type { EventRow } from '../../db/repositories/events';
+import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, type EventFileHeader, type ImportResult } from '../event-file';
+import type { GroupScope } from '../../db/repositories/groups';
+
+/**
+ * The only place sync touches event files: what travels between a laptop and its upstream is
+ * an event file (whole, or the delta of what changed since a cursor), merged by uid with the
+ * event-file rules. When the event-file service changes shape, only this adapter follows.
+ */
+
+/** Writes the event to `file`: whole, or (with `since`) what changed at or after it. Returns the record counts. */
+export async function writeEventChanges(db: Db, event: EventRow, file: string, since?: string): Promise<Record<string, number>> {
+  return exportEventToPath(db, event, file, { since });
+}
+
+/** Checks the file whole (format, version, checksum) before anything reads it. */
+export function checkEventFile(file: string): Promise<EventFileHeader> {
+  return verifyEventFile(file);
+}
+
+/**
+ * Merges a verified file; a refusal leaves the database as it was. A new event goes into
+ * `groupId`, or without it (an administrator) into the group the file carries. `reader`, a
+ * second connection, takes the merge's lookups off the door's writer.
+ */
+export function mergeEventChanges(
+  db: Db,
+  file: string,
+  options: { scope: GroupScope; groupId?: number; reader?: Db; allowSetupChanges?: boolean },
+): Promise<ImportResult> {
+  const { scope, groupId, reader, allowSetupChanges } = options;
+  return importEventFile(db, file, {
+    scope,
+    ...(groupId === undefined ? {} : { groupId }),
+    ...(reader ? { reader } : {}),
+    ...(allowSetupChanges === undefined ? {} : { allowSetupChanges }),
+  });
+}
+
+/** True when the file holds nothing but its event record: there is nothing to send or merge. */
+export function holdsNoChanges(counts: Record<string, number>): boolean {
+  return Object.entries(counts).every(([table, n]) => table === 'events' || n === 0);
+}
+
+/** The oldest `modified` among the file's records (its event record aside), or null. */
+export async function oldestChange(file: string): Promise<string | null> {
+  let oldest: string | null = null;
+  for await (const { table, record } of readEventRecords(file)) {
+    if (table === 'events') continue;
+    const modified = (record as { modified?: unknown }).modified;
+    if (typeof modified === 'string' && (oldest === null || modified < oldest)) oldest = modified;
+  }
+  return oldest;
+}

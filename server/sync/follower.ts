@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/knex';
+import { findEvent, type EventRow } from '../../db/repositories/events';
+import {
+  deltaStart,
+  listSyncs,
+  markFailed,
+  markPulled,
+  markPushed,
+  recordArrival,
+  recordConflicts,
+  recordDoubleAdmissions,
+  type SyncRow,
+} from '../../db/repositories/sync';
+import { nowIso } from '../../core/time';
+import { tempEventFile, type ImportResult } from '../event-file';
+import { checkEventFile, holdsNoChanges, mergeEventChanges, oldestChange, writeEventChanges } from './event-files';
+import { Upstream, UpstreamError } from './upstream';
+
+/** How often each followed event pushes and pulls: changes cross within two of these. */
+export const SYNC_INTERVAL_MS = 1000;
+/**
+ * Deltas reach this far behind their cursor: a change stamped just before a snapshot but
+ * committed just after it (or on a clock a little behind) is sent again rather than missed.
+ * Merges by uid make the repeat a no-op.
+ */
+const OVERLAP_MS = 10_000;
+
+function before(cursor: string, ms: number): string {
+  return new Date(Date.parse(cursor) - ms).toISOString();
+}
+
+/**
+ * Runs beside the door, never in front of it: one loop re-reads the followed events from the
+ * database each tick (so the command line's follow and unfollow take effect too) and runs a
+ * pull-then-push cycle per event, one at a time per event. Scans never wait on it: they write
+ * locally and the next cycle carries them.
+ */
+export class SyncFollower {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly states = new Map<number, string>();
+  private stopped = false;
+  private readonly stopping = new AbortController();
+
+  /**
+   * `reader` is a second connection to the same database, for the exports and the merges'
+   * lookups: they then hold up no scan (WAL on SQLite, MVCC on PostgreSQL).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly reader: Db,
+    private readonly logger: Logger,
+    private readonly intervalMs = SYNC_INTERVAL_MS,
+  ) {}
+
+  start(): this {
+    this.schedule(0);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.stopping.abort();
+    await Promise.allSettled(this.running.values());
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      for (const sync of await listSyncs(this.db)) {
+        if (this.running.has(sync.id)) continue;
+        const cycle = this.cycle(sync).finally(() => this.running.delete(sync.id));
+        this.running.set(sync.id, cycle);
+      }
+    } catch (err) {
+      // The database closing under a stopping server, or busy: the next tick tries again.
+      if (!this.stopped) this.logger.warn({ err }, 'sync: could not read the followed events');
+    }
+    this.schedule(this.intervalMs);
+  }
+
+  private async cycle(sync: SyncRow): Promise<void> {
+    const upstream = new Upstream(sync.url, sync.upstream_key, this.stopping.signal);
+    try {
+      const event = await findEvent(this.db, null, sync.event_id);
+      if (!event) return;
+      // Pull first: an upstream that does not answer fails the cycle before anything is exported.
+      await this.pull(sync, event, upstream);
+      await this.push(sync, event, upstream);
+      this.note(sync, 'ok');
+    } catch (err) {
+      if (this.stopped) return;
+      if (!(err instanceof UpstreamError)) {
+        this.note(sync, 'error', err);
+        await markFailed(this.db, sync.id, 'error', err instanceof Error ? err.message : String(err)).catch(() => undefined);
+        return;
+      }
+      this.note(sync, err.state, err);
+      await markFailed(this.db, sync.id, err.state, err.message).catch(() => undefined);
+    }
+  }
+
+  /** Sends what changed here since the last confirmed push; the cursor moves once the upstream has merged it. */
+  private async push(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
+    const snapshot = nowIso();
+    await this.withFile(async (file) => {
+      // What a follower of this laptop pushed here may be older than the cursor: it goes on up too.
+      const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
+      const counts = await writeEventChanges(this.reader, event, file, since);
+      if (!holdsNoChanges(counts)) await this.remember(event.id, await upstream.push(sync.remote_event_id, file));
+    });
+    await markPushed(this.db, sync, snapshot);
+  }
+
+  /** Fetches what changed upstream since the last merged pull; the cursor moves after the merge commits. */
+  private async pull(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
+    await this.withFile(async (file) => {
+      const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file);
+      const header = await checkEventFile(file);
+      if (!holdsNoChanges(header.counts)) {
+        // Noted for whoever follows this laptop in turn: these changes may be older than their cursor.
+        const oldest = await oldestChange(file);
+        if (oldest) await recordArrival(this.db, event.id, oldest, 'pull');
+        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader }));
+      }
+      await markPulled(this.db, sync, cursor);
+    });
+  }
+
+  /** Double admissions and conflicts found by either side's merge stay listed here. */
+  private async remember(eventId: number, result: ImportResult): Promise<void> {
+    await recordDoubleAdmissions(this.db, eventId, result.double_admissions);
+    await recordConflicts(this.db, eventId, result.conflicts);
+  }
+
+  private async withFile(work: (file: string) => Promise<void>): Promise<void> {
+    const file = tempEventFile();
+    try {
+      await work(file);
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  }
+
+  /** Logs a change of state once, not every second; the upstream by its origin only, never the key. */
+  private note(sync: SyncRow, state: string, err?: unknown): void {
+    if (this.states.get(sync.id) === state) return;
+    this.states.set(sync.id, state);
+    const upstream = safeOrigin(sync.url);
+    if (state === 'ok') this.logger.info({ event_id: sync.event_id, upstream }, 'sync: following the upstream');
+    else this.logger.warn({ event_id: sync.event_id, upstream, state, reason: err instanceof Error ? err.message : String(err) }, 'sync: working alone');
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'unknown';
+  }
+}

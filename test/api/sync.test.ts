@@ -1,0 +1,433 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../server/config';
+import { createLogger } from '../../server/logger';
+import { startServer, type RunningServer } from '../../server/start';
+import { MSG } from '../../core/messages';
+import { ADMIN, TestServer } from '../helpers/server';
+import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
+
+const GZIP = { 'content-type': 'application/gzip' };
+
+async function seedUpstream(central: TestServer) {
+  const groupId = await createGroup(central, { name: 'Central box office' });
+  const eventId = await createEvent(central, groupId, { name: 'Followed gala' });
+  const rt = await central.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });
+  assert.equal(rt.status, 201, JSON.stringify(rt.body));
+  for (const name of ['Ada', 'Bob']) {
+    const res = await central.post(`/events/${eventId}/guests`, {
+      registration_type: rt.body.id,
+      first_name: name,
+      last_name: 'Guest',
+      email: `${name.toLowerCase()}@guests.test`,
+      barcode: `CODE-${name.toUpperCase()}`,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  }
+  return { groupId, eventId, key: await createApiKey(central, groupId, 'laptop sync') };
+}
+
+/** A port nothing listens on: taken from the OS, then let go. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('POST /sync', () => {
+  let central: TestServer;
+  let laptop: TestServer;
+  let upstream: { groupId: number; eventId: number; key: string };
+  let laptopGroup: number;
+
+  before(async () => {
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    upstream = await seedUpstream(central);
+    laptopGroup = await createGroup(laptop, { name: 'Side door' });
+  });
+  after(async () => {
+    await Promise.all([central.stop(), laptop.stop()]);
+  });
+
+  it('answers 400 with every missing field', async () => {
+    const res = await laptop.post('/sync', {});
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { url: [MSG.required], key: [MSG.required], event_id: [MSG.required] });
+  });
+
+  it('answers 400 on an address that is not http(s)', async () => {
+    const res = await laptop.post('/sync', { url: 'ftp://central/api/v1', key: 'k', event_id: 1 });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { url: [MSG.syncUrlScheme] });
+  });
+
+  it('answers 400 on url when the upstream does not answer, and writes nothing', async () => {
+    const res = await laptop.post('/sync', { url: `http://127.0.0.1:${await closedPort()}/api/v1`, key: upstream.key, event_id: upstream.eventId, group_id: laptopGroup });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { url: [MSG.syncUnreachable('ECONNREFUSED')] });
+    assert.deepEqual((await laptop.get('/sync')).body.results, []);
+  });
+
+  it('answers 400 on key when the upstream refuses it', async () => {
+    const res = await laptop.post('/sync', { url: central.baseUrl, key: 'dl_not-a-key', event_id: upstream.eventId, group_id: laptopGroup });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { key: [MSG.syncKeyRefused] });
+  });
+
+  it('answers 400 on event_id when the upstream has no such event for the key', async () => {
+    const res = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: 99999, group_id: laptopGroup });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { event_id: [MSG.syncEventNotFound] });
+  });
+
+  it('answers 201 {event_id, sync_id} with the event pulled whole, same uids; a second follow answers 409', async () => {
+    const res = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: laptopGroup });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(Object.keys(res.body).sort(), ['event_id', 'sync_id']);
+    const uids = async (server: TestServer, eventId: number) =>
+      (await server.db('guests').where({ event_id: eventId }).orderBy('uid').select('uid')).map((g) => g.uid);
+    assert.deepEqual(await uids(laptop, res.body.event_id), await uids(central, upstream.eventId));
+    const local = await laptop.db('events').where({ id: res.body.event_id }).first();
+    const remote = await central.db('events').where({ id: upstream.eventId }).first();
+    assert.equal(local.uid, remote.uid);
+    assert.equal(local.group_id, laptopGroup);
+
+    const again = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: laptopGroup });
+    assert.equal(again.status, 409);
+    assert.deepEqual(again.body, { detail: MSG.syncAlreadyFollowed });
+  });
+});
+
+describe('POST /sync without group_id', () => {
+  it("puts an administrator's new copy into the upstream event's own group, made here", async () => {
+    const [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    try {
+      const upstream = await seedUpstream(central);
+      const res = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const local = await laptop.db('events as e').join('groups as g', 'g.id', 'e.group_id').where('e.id', res.body.event_id).first('g.uid', 'g.name');
+      const remote = await central.db('groups').where({ id: upstream.groupId }).first('uid', 'name');
+      assert.deepEqual(local, remote);
+    } finally {
+      await Promise.all([central.stop(), laptop.stop()]);
+    }
+  });
+});
+
+describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync', () => {
+  let central: TestServer;
+  let laptop: TestServer;
+  let upstream: { groupId: number; eventId: number; key: string };
+  let eventId: number;
+  let syncId: number;
+
+  before(async () => {
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    upstream = await seedUpstream(central);
+    const group = await createGroup(laptop, { name: 'Side door' });
+    const res = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: group });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    ({ event_id: eventId, sync_id: syncId } = res.body);
+  });
+  after(async () => {
+    await Promise.all([central.stop(), laptop.stop()]);
+  });
+
+  it('answers the state, never the key', async () => {
+    const res = await eventually('a first push', async () => {
+      const status = await laptop.get(`/events/${eventId}/sync`);
+      return status.body.last_push_at ? status : undefined;
+    });
+    assert.equal(res.status, 200);
+    const { last_pull_at, last_push_at, ...rest } = res.body;
+    assert.match(last_pull_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    assert.match(last_push_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    assert.deepEqual(rest, {
+      sync_id: syncId,
+      url: central.baseUrl,
+      event_id: eventId,
+      remote_event_id: upstream.eventId,
+      state: 'ok',
+      error: null,
+      pending: 0,
+      double_admissions: [],
+      conflicts: [],
+    });
+    const list = await laptop.get('/sync');
+    assert.equal(list.status, 200);
+    assert.equal(list.body.count, 1);
+    assert.equal(list.body.results[0].sync_id, syncId);
+    assert.ok(!JSON.stringify(list.body).includes(upstream.key));
+    assert.ok(!JSON.stringify(res.body).includes(upstream.key));
+  });
+
+  it('shows a scan made upstream here within 3 s, and a scan made here upstream', async () => {
+    const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door' });
+    assert.equal(scan.status, 201, JSON.stringify(scan.body));
+    const started = Date.now();
+    await eventually('the central scan on the laptop', async () => ((await laptop.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 3000);
+    assert.ok(Date.now() - started < 3000);
+    const refused = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-ADA', station: 'side door' });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.status, 'already_checked_in');
+
+    const mine = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
+    assert.equal(mine.status, 201, JSON.stringify(mine.body));
+    await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined), 3000);
+  });
+
+  it('carries an undo and a walk-in from the laptop, and a guest edit from upstream, within 3 s', async () => {
+    const uidOf = async (server: TestServer, table: string, id: number) => (await server.db(table).where({ id }).first()).uid as string;
+    const rt = await laptop.db('registration_types').where({ event_id: eventId }).first();
+    const walkIn = await laptop.post(`/events/${eventId}/guests`, { registration_type: rt.id, first_name: 'Walk', last_name: 'In', email: 'walk@in.test', barcode: 'CODE-WALKIN' });
+    assert.equal(walkIn.status, 201, JSON.stringify(walkIn.body));
+    const walkInUid = await uidOf(laptop, 'guests', walkIn.body.id);
+    const scan = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-WALKIN', station: 'side door' });
+    assert.equal(scan.status, 201, JSON.stringify(scan.body));
+    assert.equal((await laptop.delete(`/events/${eventId}/checkins/${scan.body.id}`)).status, 204);
+    const arrived = await eventually('the walk-in upstream', async () => (await central.db('guests').where({ uid: walkInUid }).first()) ?? undefined, 3000);
+    assert.equal(arrived.event_id, upstream.eventId);
+    await eventually('the undone scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first())?.undone_at ? true : undefined), 3000);
+    assert.equal((await central.db('guests').where({ uid: walkInUid }).first()).checked_in_at, null);
+
+    const ada = await central.db('guests').where({ event_id: upstream.eventId, barcode: 'CODE-ADA' }).first();
+    const edit = await central.put(`/events/${upstream.eventId}/guests/${ada.id}`, { company: 'Analytical Engines' });
+    assert.equal(edit.status, 200, JSON.stringify(edit.body));
+    await eventually('the edit on the laptop', async () => ((await laptop.db('guests').where({ uid: ada.uid }).first()).company === 'Analytical Engines' ? true : undefined), 3000);
+  });
+
+  it('answers 404 for an event that is not followed', async () => {
+    const group = await createGroup(laptop, { name: 'Unfollowed' });
+    const other = await createEvent(laptop, group);
+    for (const method of ['GET', 'DELETE']) {
+      const res = await laptop.request(method, `/events/${other}/sync`);
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { detail: MSG.syncNotFound });
+    }
+  });
+
+  it('answers 204 on DELETE, stops following, and keeps the data', async () => {
+    const before = (await laptop.get(`/events/${eventId}/guests`)).body.count;
+    const res = await laptop.delete(`/events/${eventId}/sync`);
+    assert.equal(res.status, 204);
+    assert.deepEqual((await laptop.get(`/events/${eventId}/sync`)).body, { detail: MSG.syncNotFound });
+    assert.deepEqual((await laptop.get('/sync')).body.results, []);
+    assert.equal((await laptop.get(`/events/${eventId}/guests`)).body.count, before);
+    const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door', direction: 'out' });
+    assert.equal(scan.status, 201, JSON.stringify(scan.body));
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(await laptop.db('checkins').where({ uid: scan.body.uid }).first(), undefined);
+  });
+});
+
+describe('POST /events/:event_id/sync/changes', () => {
+  let central: TestServer;
+  let upstream: { groupId: number; eventId: number; key: string };
+
+  before(async () => {
+    central = await TestServer.start();
+    upstream = await seedUpstream(central);
+  });
+  after(async () => {
+    await central.stop();
+  });
+
+  it('merges a replayed push once: the second answer adds nothing', async () => {
+    const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door' });
+    assert.equal(scan.status, 201);
+    const res = await fetch(`${central.baseUrl}/events/${upstream.eventId}/sync/changes`, { headers: { authorization: `Token ${upstream.key}` } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('x-doorlist-cursor') ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const file = Buffer.from(await res.arrayBuffer());
+    await central.db('checkins').where({ uid: scan.body.uid }).delete();
+    const first = await central.request('POST', `/events/${upstream.eventId}/sync/changes`, { rawBody: file, headers: GZIP, token: upstream.key });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.checkins_added, 1);
+    const replay = await central.request('POST', `/events/${upstream.eventId}/sync/changes`, { rawBody: file, headers: GZIP, token: upstream.key });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.checkins_added, 0);
+    assert.equal(Number((await central.db('checkins').where({ event_id: upstream.eventId }).count({ n: '*' }))[0].n), 1);
+  });
+
+  it('reaches back for changes that arrived after the cursor but were made before it', async () => {
+    const laptop = await TestServer.start();
+    try {
+      const follow = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(follow.status, 201, JSON.stringify(follow.body));
+      // Apart from the central: the laptop's scan is made now, and reaches it only later.
+      assert.equal((await laptop.delete(`/events/${follow.body.event_id}/sync`)).status, 204);
+      const scan = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      await new Promise((r) => setTimeout(r, 50));
+      const before = await fetch(`${central.baseUrl}/events/${upstream.eventId}/sync/changes`, { headers: { authorization: `Token ${upstream.key}` } });
+      const cursor = before.headers.get('x-doorlist-cursor')!;
+      await before.arrayBuffer();
+
+      const local = await fetch(`${laptop.baseUrl}/events/${follow.body.event_id}/sync/changes`, { headers: { authorization: `Token ${laptop.adminToken}` } });
+      const push = await central.request('POST', `/events/${upstream.eventId}/sync/changes`, { rawBody: Buffer.from(await local.arrayBuffer()), headers: GZIP, token: upstream.key });
+      assert.equal(push.status, 200, JSON.stringify(push.body));
+      assert.equal(push.body.checkins_added, 1);
+
+      const delta = await fetch(`${central.baseUrl}/events/${upstream.eventId}/sync/changes?since=${encodeURIComponent(cursor)}`, { headers: { authorization: `Token ${upstream.key}` } });
+      assert.equal(delta.status, 200);
+      const text = zlib.gunzipSync(Buffer.from(await delta.arrayBuffer())).toString('utf8');
+      assert.ok(text.includes(scan.body.uid), 'the late check-in is in the delta');
+    } finally {
+      await laptop.stop();
+    }
+  });
+
+  it('answers 400 for a file of another event, and merges nothing', async () => {
+    const other = await createEvent(central, upstream.groupId, { name: 'Other night' });
+    const res = await fetch(`${central.baseUrl}/events/${other}/sync/changes`, { headers: { authorization: `Token ${central.adminToken}` } });
+    const file = Buffer.from(await res.arrayBuffer());
+    const push = await central.request('POST', `/events/${upstream.eventId}/sync/changes`, { rawBody: file, headers: GZIP });
+    assert.equal(push.status, 400);
+    assert.deepEqual(push.body, { detail: MSG.syncWrongEvent });
+  });
+});
+
+describe('The upstream key in logs', () => {
+  let central: TestServer;
+  let laptop: RunningServer;
+  let dir: string;
+  let logs = '';
+  let centralStopped = false;
+
+  before(async () => {
+    central = await TestServer.start();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-sync-log-'));
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        logs += chunk;
+        done();
+      },
+    });
+    const config = loadConfig({}, [], { db: path.join(dir, 'laptop.sqlite'), port: 0, adminUsername: ADMIN.username, adminPassword: ADMIN.password, logLevel: 'trace' });
+    laptop = await startServer(config, { logger: createLogger('trace', sink), announce: false });
+  });
+  after(async () => {
+    await laptop.close();
+    if (!centralStopped) await central.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('never writes the key, whether the upstream answers or not', async () => {
+    const upstream = await seedUpstream(central);
+    const api = `${laptop.url}/api/v1`;
+    const login = await fetch(`${api}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const { token } = (await login.json()) as { token: string };
+    const headers = { 'content-type': 'application/json', authorization: `Token ${token}` };
+    const group = await fetch(`${api}/groups`, { method: 'POST', headers, body: JSON.stringify({ name: 'Side door', email: 'side@door.test' }) });
+    const groupId = ((await group.json()) as { id: number }).id;
+    const follow = await fetch(`${api}/sync`, { method: 'POST', headers, body: JSON.stringify({ url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: groupId }) });
+    assert.equal(follow.status, 201, await follow.clone().text());
+    const { event_id: eventId } = (await follow.json()) as { event_id: number };
+    // The upstream goes away: the follower logs that it works alone.
+    await central.stop();
+    centralStopped = true;
+    await eventually('the offline state', async () => {
+      const res = await fetch(`${api}/events/${eventId}/sync`, { headers });
+      const body = (await res.json()) as { state: string };
+      return body.state === 'offline' ? true : undefined;
+    });
+    assert.ok(logs.includes('sync: working alone'), logs.slice(0, 2000));
+    assert.ok(logs.includes('/api/v1/sync'));
+    assert.ok(logs.includes('[redacted]'));
+    assert.ok(!logs.includes(upstream.key));
+    assert.ok(!logs.includes(token));
+  });
+});
+
+describe('A laptop following a laptop that follows the central', () => {
+  let central: TestServer;
+  let first: TestServer;
+  let second: TestServer;
+
+  before(async () => {
+    [central, first, second] = await Promise.all([TestServer.start(), TestServer.start(), TestServer.start()]);
+  });
+  after(async () => {
+    await Promise.all([central.stop(), first.stop(), second.stop()]);
+  });
+
+  it('carries scans along the chain, even one the far laptop sends after a long gap', async () => {
+    const upstream = await seedUpstream(central);
+    const followFirst = await first.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId });
+    assert.equal(followFirst.status, 201, JSON.stringify(followFirst.body));
+    const firstEvent = followFirst.body.event_id;
+    const firstKey = await createApiKey(first, (await first.db('events').where({ id: firstEvent }).first()).group_id);
+    const followSecond = await second.post('/sync', { url: first.baseUrl, key: firstKey, event_id: firstEvent });
+    assert.equal(followSecond.status, 201, JSON.stringify(followSecond.body));
+    const secondEvent = followSecond.body.event_id;
+    const atCentral = (uid: string) => async () => ((await central.db('checkins').where({ uid }).first()) ? true : undefined);
+
+    const online = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-ADA', station: 'far door' });
+    assert.equal(online.status, 201, JSON.stringify(online.body));
+    await eventually('the far scan at the central', atCentral(online.body.uid), 5000);
+
+    // The far laptop is cut off; its scan reaches the middle laptop only after the middle
+    // laptop's push cursor has moved well past the scan's time.
+    assert.equal((await second.delete(`/events/${secondEvent}/sync`)).status, 204);
+    const late = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-BOB', station: 'far door' });
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    await new Promise((r) => setTimeout(r, 11_500));
+    const file = await fetch(`${second.baseUrl}/events/${secondEvent}/sync/changes`, { headers: { authorization: `Token ${second.adminToken}` } });
+    const push = await first.request('POST', `/events/${firstEvent}/sync/changes`, { rawBody: Buffer.from(await file.arrayBuffer()), headers: GZIP, token: firstKey });
+    assert.equal(push.status, 200, JSON.stringify(push.body));
+    assert.equal(push.body.checkins_added, 1);
+    await eventually('the late scan at the central', atCentral(late.body.uid), 3000);
+  });
+});
+
+describe('The follower when its server stops', () => {
+  it('does not wait on an upstream that accepts and never answers', async () => {
+    const central = await TestServer.start();
+    const laptop = await TestServer.start();
+    // A link that carries the follow, then goes silent: connections accepted, nothing answered.
+    let silent = false;
+    const sockets = new Set<net.Socket>();
+    const link = net.createServer((socket) => {
+      sockets.add(socket);
+      if (silent) return;
+      const onward = net.connect(central.running.port, '127.0.0.1');
+      sockets.add(onward);
+      socket.pipe(onward).pipe(socket);
+    });
+    await new Promise<void>((resolve) => link.listen(0, '127.0.0.1', resolve));
+    const { port } = link.address() as net.AddressInfo;
+    try {
+      const upstream = await seedUpstream(central);
+      const res = await laptop.post('/sync', { url: `http://127.0.0.1:${port}/api/v1`, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      silent = true;
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => setTimeout(r, 1500));
+      const started = Date.now();
+      await laptop.stop();
+      assert.ok(Date.now() - started < 3000, `stopped in ${Date.now() - started} ms`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => link.close(resolve));
+      await central.stop();
+    }
+  });
+});
