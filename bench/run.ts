@@ -78,6 +78,8 @@ const SECTIONS: Section[] = [
     async run(ctx) {
       const beside = await benchScanBesideReads({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned }, ctx.log);
       ctx.scanned += beside.scanned;
+      // Timestamp deltas have one-second resolution: the next section's delta must not see these scans.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       return beside.metrics;
     },
   },

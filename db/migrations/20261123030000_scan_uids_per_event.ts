@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 
-// A scan uid is the client's id within one event: unique per (event_id, uid), so a uid used in
-// one group's event is neither refused nor revealed in another group's event (issue 11).
+// A scan uid is the client's id within one event: unique per (uid, event_id), so a uid used in
+// one group's event is neither refused nor revealed in another group's event (issue 11). uid
+// first: the same index serves the event-file merge's lookups by uid alone (without it,
+// re-importing 50,000 check-ins read the whole table per batch: 8 s became 14 minutes).
 // scan_replies keeps the answer's body only: its `status` names the outcome and the server
 // chooses the HTTP status, so the database holds no HTTP. Remembered "Session not found."
 // answers (no scan status) are dropped: a replay of one is simply decided again.
@@ -9,11 +11,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex('scan_replies').whereNot('body', 'like', '%"status":%').delete();
   await knex.schema.alterTable('checkins', (t) => {
     t.dropUnique(['uid']);
-    t.unique(['event_id', 'uid'], { indexName: 'checkins_event_uid_unique' });
+    t.unique(['uid', 'event_id'], { indexName: 'checkins_uid_event_unique' });
   });
   await knex.schema.alterTable('scan_replies', (t) => {
     t.dropUnique(['uid']);
-    t.unique(['event_id', 'uid'], { indexName: 'scan_replies_event_uid_unique' });
+    t.unique(['uid', 'event_id'], { indexName: 'scan_replies_uid_event_unique' });
     t.dropColumn('status_code');
   });
 }
@@ -21,11 +23,11 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('scan_replies', (t) => {
     t.integer('status_code').notNullable().defaultTo(0);
-    t.dropUnique([], 'scan_replies_event_uid_unique');
+    t.dropUnique([], 'scan_replies_uid_event_unique');
     t.unique(['uid']);
   });
   await knex.schema.alterTable('checkins', (t) => {
-    t.dropUnique([], 'checkins_event_uid_unique');
+    t.dropUnique([], 'checkins_uid_event_unique');
     t.unique(['uid']);
   });
 }

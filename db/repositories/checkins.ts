@@ -305,7 +305,7 @@ async function earlierAnswer(trx: Trx, eventId: number, uid: string): Promise<Sc
  * One scan, exactly once, inside the caller's transaction (the event already scope-checked in
  * it): a uid this event has seen gets its first answer back and writes nothing; otherwise the
  * decision, the check-in, the guest's state, the session seat and the remembered answer are
- * written together. The (event_id, uid) unique index makes a second answer to one uid fail
+ * written together. The (uid, event_id) unique index makes a second answer to one uid fail
  * rather than be stored.
  */
 export async function recordScan(trx: Trx, eventId: number, input: ScanInput): Promise<ScanOutcome> {
