@@ -47,7 +47,6 @@ export interface AppOptions {
 }
 
 // Secrets never reach a log: the token of every request line and of every error line logged with it.
-const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
 export function createApp({ db, readDb = db, config, logger, rendererDir }: AppOptions) {
   const auth = new Authenticator(db);
@@ -59,7 +58,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   app.disable('x-powered-by');
   // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
   app.set('env', 'production');
-  app.use(pinoHttp({ logger: logger.child({}, { redact: REDACTED }), autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
+  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));

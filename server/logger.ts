@@ -19,6 +19,11 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
+/**
+ * The server's logger: every logger a server is started with comes from here, so no request
+ * line carries a secret (a child logger with redact options of its own on top of this one
+ * sends pino into a loop, so redaction is set here once).
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   return destination ? pino(options, destination) : pino(options);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import pino from 'pino';
+import { createLogger } from '../../server/logger';
 import { loadConfig } from '../../server/config';
 import { startServer } from '../../server/start';
 import { ADMIN } from '../helpers/server';
@@ -20,7 +20,7 @@ describe('request log', () => {
       },
     });
     const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, adminUsername: ADMIN.username, adminPassword: ADMIN.password, logLevel: 'info' });
-    const running = await startServer(config, { logger: pino({ level: 'info' }, sink), announce: false });
+    const running = await startServer(config, { logger: createLogger('info', sink), announce: false });
     const api = `${running.url}/api/v1`;
     try {
       const login = await fetch(`${api}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
@@ -36,7 +36,7 @@ describe('request log', () => {
       const lines = written.trim().split('\n').map((line) => JSON.parse(line));
       assert.ok(lines.some((line) => line.msg === 'request failed' && line.err), 'the 500 is logged');
       assert.ok(lines.filter((line) => line.req?.headers).length >= 4, 'every request is logged with its headers');
-      for (const line of lines.filter((l) => l.req?.headers?.authorization !== undefined)) assert.equal(line.req.headers.authorization, '[Redacted]');
+      for (const line of lines.filter((l) => l.req?.headers?.authorization !== undefined)) assert.equal(line.req.headers.authorization, '[redacted]');
       assert.ok(!written.includes(token), 'the token appears nowhere in the log');
       assert.ok(!written.includes('not-a-real-token'));
       assert.ok(!written.includes(ADMIN.password));
