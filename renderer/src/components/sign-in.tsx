@@ -1,31 +1,35 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { apiRequest, OfflineError, SessionExpiredError, signIn } from '../api';
 
 type Method = 'password' | 'key';
 
-/** Username and password, or an API key pasted from the group settings. */
-export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string) => void; notice?: string }) {
-  const [method, setMethod] = useState<Method>('password');
+/**
+ * Username and password, or an API key pasted from the group settings or handed over by QR
+ * code (`presetKey`, signed in at once).
+ */
+export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: string, kind: 'user' | 'key') => void; notice?: string; presetKey?: string }) {
+  const [method, setMethod] = useState<Method>(presetKey ? 'key' : 'password');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [apiKey, setApiKey] = useState('');
+  const [apiKey, setApiKey] = useState(presetKey ?? '');
+  const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
       if (method === 'password') {
-        onSignedIn(await signIn(username.trim(), password));
+        onSignedIn(await signIn(username.trim(), password), 'user');
       } else {
         const key = apiKey.trim().replace(/^Token\s+/i, '');
         const answer = await apiRequest(key, 'GET', '/events').catch((err) => {
           throw err instanceof SessionExpiredError ? new Error('This API key is not valid.') : err;
         });
         if (answer.status !== 200) throw new Error('This API key is not valid.');
-        onSignedIn(key);
+        onSignedIn(key, 'key');
       }
     } catch (err) {
       setError(err instanceof OfflineError ? 'The server cannot be reached. Check the network and try again.' : (err as Error).message);
@@ -34,9 +38,13 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string) => 
     }
   };
 
+  useEffect(() => {
+    if (presetKey) form.current?.requestSubmit();
+  }, [presetKey]);
+
   return (
     <main className="center-page">
-      <form className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+      <form ref={form} className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Doorlist</h1>
         <p className="subtitle">Sign in to open the door</p>
         {notice && (
