@@ -1,14 +1,16 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Api, apiRequest } from './api';
 import { useRole } from './console/access';
-import { ConsoleApp } from './console/console-app';
 import { navigate, useHashPath } from './console/route';
 import { DoorScreen } from './components/door-screen';
 import { EventPicker } from './components/event-picker';
-import { FirstRun } from './components/first-run';
 import { SignIn } from './components/sign-in';
 import type { EventSummary } from './types';
+
+// The console and the first-run form load only when opened: a door station never downloads them.
+const ConsoleApp = lazy(() => import('./console/console-app').then((m) => ({ default: m.ConsoleApp })));
+const FirstRun = lazy(() => import('./components/first-run').then((m) => ({ default: m.FirstRun })));
 
 const TOKEN_KEY = 'doorlist.token';
 // A user's token is revoked on sign-out; an API key must never be (a phone signing out would
@@ -103,7 +105,17 @@ export function App() {
 
   if (!api) {
     if (setupNeeded === undefined) return null;
-    if (setupNeeded) return <FirstRun onSignedIn={(newToken) => { signedIn(newToken, 'user'); navigate('/console'); }} />;
+    if (setupNeeded)
+      return (
+        <Suspense fallback={null}>
+          <FirstRun
+            onSignedIn={(newToken) => {
+              signedIn(newToken, 'user');
+              navigate('/console');
+            }}
+          />
+        </Suspense>
+      );
     return <SignIn onSignedIn={signedIn} notice={notice} presetKey={presetKey} />;
   }
   if (!role) return null;
@@ -126,7 +138,17 @@ export function App() {
         </a>
       </nav>
       {inConsole ? (
-        <ConsoleApp api={api} path={path.slice(1)} onSignOut={() => signOut()} onOpenDoor={(picked) => { pickEvent(picked); navigate('/'); }} />
+        <Suspense fallback={null}>
+          <ConsoleApp
+            api={api}
+            path={path.slice(1)}
+            onSignOut={() => signOut()}
+            onOpenDoor={(picked) => {
+              pickEvent(picked);
+              navigate('/');
+            }}
+          />
+        </Suspense>
       ) : (
         door
       )}

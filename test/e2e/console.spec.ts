@@ -1,0 +1,208 @@
+import fs from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { DoorServer } from './door-server';
+import { ConsolePage } from './pages/console-page';
+import { DoorPage } from './pages/door-page';
+import { EventPickerPage } from './pages/event-picker-page';
+import { SignInPage } from './pages/sign-in-page';
+
+const ADMIN = { username: 'organiser', password: 'first-run-secret' };
+const EVENT = 'Aurora Summit';
+
+/** 300 guests; three rows the server must refuse (spreadsheet rows 52, 122 and 252). */
+function guestCsv(): string {
+  const lines = ['First name,Last name,Email,Company,Barcode'];
+  for (let i = 1; i <= 300; i++) {
+    const code = `AUR-${String(i).padStart(4, '0')}`;
+    if (i === 51) lines.push(`,Nobody,nobody@example.com,Acme,${code}`);
+    else if (i === 121) lines.push(`Bad,Mail,not-an-address,Acme,${code}`);
+    else if (i === 251) lines.push(`Twin,Code,twin@example.com,Acme,AUR-0010`);
+    else lines.push(`Guest${i},Person${i},guest${i}@example.com,Company ${i % 7},${code}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+let server: DoorServer;
+
+test.beforeEach(async () => {
+  server = await DoorServer.start({ empty: true });
+});
+
+test.afterEach(async () => {
+  await server?.dispose();
+});
+
+test('from an empty database: administrator, event set up on screen, 300-row CSV, a scan, and a door user who cannot set up', async ({ page }) => {
+  const console_ = new ConsolePage(page);
+  await page.goto(server.url);
+  await console_.createAdministrator(ADMIN.username, ADMIN.password);
+  await console_.screenshot('console-groups-empty');
+
+  // A form shows the server's own words beside the field.
+  await page.getByRole('button', { name: 'Add group' }).click();
+  const groupForm = console_.dialog('Add group');
+  await groupForm.getByLabel('Email').fill('not an address');
+  await groupForm.getByRole('button', { name: 'Create' }).click();
+  await expect(console_.fieldError(groupForm, 'Name')).toHaveText('This field is required.');
+  await expect(console_.fieldError(groupForm, 'E-mail')).toHaveText('Enter a valid email address.');
+  await groupForm.getByRole('button', { name: 'Cancel' }).click();
+  await console_.addGroup('Aurora Events');
+  await console_.screenshot('console-groups');
+
+  await console_.nav('Events');
+  await page.getByRole('button', { name: 'Add event' }).click();
+  const eventForm = console_.dialog('Add event');
+  await eventForm.getByLabel('Name').fill(EVENT);
+  await eventForm.getByRole('combobox', { name: 'Timezone' }).fill('Europe/Amsterdam');
+  await console_.pickDay(eventForm, 'Starts', 10, '18:00');
+  await console_.pickDay(eventForm, 'Ends', 11, '02:00');
+  await console_.screenshot('console-event-form');
+  await eventForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('heading', { name: EVENT })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Add registration type' }).click();
+  const typeForm = console_.dialog('Add registration type');
+  await typeForm.getByLabel('Name').fill('General admission');
+  await typeForm.getByLabel('Description').fill('Standing');
+  await typeForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('table')).toContainText('General admission');
+  await console_.screenshot('console-registration-types');
+
+  await console_.tab('Sessions');
+  await page.getByRole('button', { name: 'Add session' }).click();
+  const sessionForm = console_.dialog('Add session');
+  await sessionForm.getByLabel('Name', { exact: true }).fill('Keynote');
+  await sessionForm.getByLabel('Starts (GMT)').fill('2026-12-10T17:00');
+  await sessionForm.getByLabel('Ends (GMT)').fill('2026-12-10T16:00');
+  await sessionForm.getByRole('button', { name: 'Create' }).click();
+  await expect(console_.fieldError(sessionForm, 'Starts (GMT)')).toHaveText('Session start date cannot be later than end date.');
+  await sessionForm.getByLabel('Ends (GMT)').fill('2026-12-10T18:00');
+  await sessionForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('table')).toContainText('Keynote');
+  await console_.screenshot('console-sessions');
+
+  // CSV: the dry run lists the three bad rows with the server's messages; the rest goes in.
+  await console_.tab('CSV import and export');
+  const csv = test.info().outputPath('guests.csv');
+  fs.writeFileSync(csv, guestCsv());
+  await page.getByLabel('CSV file').setInputFiles(csv);
+  await expect(page.getByRole('heading', { name: 'Columns (300 rows)' })).toBeVisible();
+  await page.getByRole('button', { name: 'Check the file' }).click();
+  await expect(page.getByText('3 rows cannot be imported. Nothing has been written yet.')).toBeVisible();
+  const badRows = page.locator('.bad-rows tbody tr');
+  await expect(badRows).toHaveCount(3);
+  await expect(badRows.nth(0)).toContainText('52');
+  await expect(badRows.nth(0)).toContainText('first_name');
+  await expect(badRows.nth(1)).toContainText('122');
+  await expect(badRows.nth(1)).toContainText('Enter a valid email address.');
+  await expect(badRows.nth(2)).toContainText('252');
+  await expect(badRows.nth(2)).toContainText('barcode already exists in your guestlist.');
+  await console_.screenshot('console-csv-import');
+  await page.getByRole('button', { name: 'Import the other 297 rows' }).click();
+  await expect(page.getByText('297 guests imported.')).toBeVisible();
+
+  await console_.tab('Guests');
+  await expect(page.getByText('297 guests')).toBeVisible();
+  await page.getByRole('searchbox').fill('guest42@');
+  await expect(page.getByText('1 guests')).toBeVisible();
+  await page.getByRole('button', { name: 'Guest42 Person42' }).click();
+  await expect(console_.dialog('Guest42 Person42')).toBeVisible();
+  await console_.screenshot('console-guest');
+  await page.keyboard.press('Escape');
+  await page.getByRole('searchbox').fill('');
+  await expect(page.getByText('297 guests')).toBeVisible();
+  await console_.screenshot('console-guests');
+
+  await console_.tab('Event file');
+  await console_.screenshot('console-event-file');
+  await console_.tab('Promotion codes');
+  await console_.screenshot('console-promotion-codes');
+
+  // The door is one click away.
+  await page.evaluate(() => localStorage.setItem('doorlist.station', 'Front door'));
+  await page.getByRole('navigation', { name: 'Door or console' }).getByRole('link', { name: 'Door' }).click();
+  await new EventPickerPage(page).pick(EVENT);
+  const door = new DoorPage(page);
+  await expect(door.scanField()).toBeFocused();
+  await door.scan('AUR-0007');
+  await door.expectResult('checked_in', 'Guest7 Person7');
+
+  // A door user: the console is hidden from them and the API refuses them set-up.
+  await page.getByRole('navigation', { name: 'Door or console' }).getByRole('link', { name: 'Console' }).click();
+  await console_.nav('Keys and users');
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const userForm = console_.dialog('Add user');
+  await userForm.getByLabel('Username').fill('door-anna');
+  await userForm.getByLabel('Password').fill('anna-door-secret');
+  await userForm.getByLabel('Role').selectOption('door');
+  await userForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.locator('.plain-list')).toContainText('door-anna');
+  await page.getByRole('textbox', { name: 'Name of the key' }).fill('Phone at the side door');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const keyDialog = console_.dialog('New key: Phone at the side door');
+  await keyDialog.getByLabel('Address phones open').fill('https://192.168.1.20:8788');
+  await expect(keyDialog.getByRole('img', { name: 'QR code that signs a phone in with this key' })).toBeVisible();
+  await console_.screenshot('console-keys-and-users');
+  await page.keyboard.press('Escape');
+
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('button', { name: 'Sign out' }).click();
+  await new SignInPage(page).signIn('door-anna', 'anna-door-secret');
+  await expect(new EventPickerPage(page).heading()).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Console' })).toHaveCount(0);
+  await page.goto(`${server.url}/#/console`);
+  await expect(new EventPickerPage(page).heading()).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Console' })).toHaveCount(0);
+
+  const doorToken = await page.evaluate(() => localStorage.getItem('doorlist.token'));
+  const refused = await server.request('POST', '/groups', { name: 'Not allowed' }, doorToken);
+  expect(refused).toEqual({ status: 403, body: { detail: 'Your role does not allow this.' } });
+});
+
+test('a second empty laptop imports the event file exported by the first, from the screen, and scans', async ({ page }) => {
+  const laptopB = await DoorServer.start({ empty: true });
+  try {
+    const console_ = new ConsolePage(page);
+    await page.goto(server.url);
+    await console_.createAdministrator(ADMIN.username, ADMIN.password);
+    const token = await page.evaluate(() => localStorage.getItem('doorlist.token'));
+    const as = async (status: number, method: string, url: string, body: unknown) => {
+      const answer = await server.request(method, url, body, token);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+      return answer.body;
+    };
+    const group = await as(201, 'POST', '/groups', { name: 'Aurora Events' });
+    const event = await as(201, 'POST', '/events', { name: EVENT, group_id: group.id, timezone: 'Europe/Amsterdam', starts: '2026-12-10T18:00', ends: '2026-12-11T02:00' });
+    const type = await as(201, 'POST', `/events/${event.id}/registration_types`, { name: 'General', description: '' });
+    await as(201, 'POST', `/events/${event.id}/guests`, { registration_type: type.id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', barcode: 'ADA-1' });
+
+    await page.goto(`${server.url}/#/console/events/${event.id}/file`);
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export event file' }).click();
+    const file = test.info().outputPath((await downloading).suggestedFilename());
+    await (await downloading).saveAs(file);
+    await expect(page.getByRole('status')).toContainText('Saved');
+
+    // Laptop B has no user, no group, no event.
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(laptopB.url);
+    await console_.createAdministrator('second', 'second-laptop-secret');
+    await console_.nav('Events');
+    await page.getByLabel('Event file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Import' }).click();
+    const result = page.locator('.result-box');
+    await expect(result).toContainText('A new event was created.');
+    await expect(result).toContainText('Added:');
+    await console_.screenshot('console-event-file-import');
+    await result.getByRole('button', { name: 'Open the event' }).click();
+    await expect(page.getByRole('heading', { name: EVENT })).toBeVisible();
+
+    await page.evaluate(() => localStorage.setItem('doorlist.station', 'Laptop B'));
+    await page.getByRole('button', { name: 'Open the door screen' }).click();
+    const door = new DoorPage(page);
+    await expect(door.scanField()).toBeFocused();
+    await door.scan('ADA-1');
+    await door.expectResult('checked_in', 'Ada Lovelace');
+  } finally {
+    await laptopB.dispose();
+  }
+});
