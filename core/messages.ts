@@ -129,4 +129,15 @@ export const MSG = {
   answerMustBeString: (n: number | string) => `answer for question (${n}) must be a string.`,
   answerTooLong: (n: number | string, max: number) => `answer for question (${n}) must have no more than ${max} characters.`,
   invalidSearch: 'Ensure this field has no more than 200 characters.',
+  // Identity, roles and first run (issues 11 and 13)
+  roleNotAllowed: 'Your role does not allow this.',
+  keysCannotManage: 'API keys cannot manage keys, users or the group; sign in as a manager.',
+  keyCannotSignOut: 'An API key cannot sign out; a manager revokes it.',
+  invalidRole: 'Invalid role; valid: manager, door',
+  alreadySetUp: 'Doorlist is already set up.',
+  setupFromLaptopOnly: 'Doorlist can only be set up on the laptop it runs on (open it at 127.0.0.1).',
+  jsonOnly: 'Send this as JSON (Content-Type: application/json).',
+  usernameTaken: 'A user with that username already exists.',
+  passwordTooShort: (min: number) => `Ensure this field has at least ${min} characters.`,
+  userNotFound: 'User not found.',
 } as const;

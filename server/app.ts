@@ -23,11 +23,13 @@ import { registrationTypesRouter } from './routes/registration-types';
 import { promotionCodesRouter } from './routes/promotion-codes';
 import { sessionsRouter } from './routes/sessions';
 import { tracksRouter } from './routes/tracks';
+import { setupRouter } from './routes/setup';
+import { usersRouter } from './routes/users';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
 // checkinsRouter first: the door's scan is the busiest route, matched before any other.
-const ROUTERS = [checkinsRouter, authRouter, groupsRouter, apiKeysRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, guestsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter, guestsCsvRouter];
+const ROUTERS = [checkinsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, guestsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter, guestsCsvRouter];
 
 export const API_PREFIX = '/api/v1';
 const JSON_LIMIT = '1mb';

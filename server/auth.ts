@@ -3,48 +3,80 @@ import type { Db } from '../db/knex';
 import { findApiKeyGroup } from '../db/repositories/api-keys';
 import { groupSubtreeIds, type GroupScope } from '../db/repositories/groups';
 import { findTokenOwner } from '../db/repositories/users';
+import type { Role } from '../core/roles';
 import { nowIso } from '../core/time';
 import { UnauthorizedError } from './errors';
 import { hashSecret } from './secrets';
 
-/** Who is asking, and which groups they may see (`null`: all of them). */
+/** Who is asking, what they may do, and which groups they may see (`null`: all of them). */
 export interface Caller {
   kind: 'user' | 'key';
   id: number;
   isAdmin: boolean;
+  /** An administrator counts as a manager. */
+  role: Role;
   /** The group a key belongs to (or a non-admin user's group). */
   groupId: number | null;
   groups: GroupScope;
+  /** The token this request carries (users only): sign-out and a password change need it. */
+  tokenId?: number;
+}
+
+/** Who made a scan, as check-ins record it: a door may undo only its own. */
+export function scannerOf(caller: Caller): string {
+  return `${caller.kind}:${caller.id}`;
 }
 
 // `Token`, any run of spaces, the secret; clients send all of these.
 const AUTH_HEADER = /^Token\s+(\S+)\s*$/i;
-const CACHE_MS = 30_000;
+// Other processes sharing the database may revoke a key or change a role: no answer is
+// trusted for longer than this. A door scanning every second still costs one lookup a second.
+export const AUTH_CACHE_MS = 1000;
+// Distinct live secrets remembered at once; the least recently used is dropped beyond it.
+export const AUTH_CACHE_MAX = 1000;
+
+interface CacheEntry {
+  caller: Caller;
+  until: number;
+  expires?: string;
+}
 
 /**
- * Resolves `Authorization: Token ...` to a Caller. Answers are cached briefly because
- * every scan at the door carries the header; anything that changes a scope or revokes a
- * key calls `forget()` so the change applies at once.
+ * Resolves `Authorization: Token ...` to a Caller. Answers are cached by the secret's hash
+ * (so every spelling of the header is one entry), in a bounded LRU, for at most a second;
+ * whatever revokes a secret or changes a scope or role in this process calls `forget()`, so
+ * here the change applies at once.
  */
 export class Authenticator {
-  // Keyed by the header as sent, so a door's repeated header costs one map lookup (no hash);
-  // only resolved callers are kept, so junk tokens cannot grow it.
-  private cache = new Map<string, { caller: Caller; until: number; expires?: string }>();
+  // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
+  private cache = new Map<string, CacheEntry>();
 
   constructor(private readonly db: Db) {}
 
   /** Takes Express's request or node:http's (the scan's fast path runs before Express). */
   async authenticate(req: { headers: IncomingHttpHeaders }): Promise<Caller> {
-    const header = req.headers.authorization ?? '';
-    const cached = this.cache.get(header);
-    const now = Date.now();
-    if (cached && cached.until > now && (!cached.expires || cached.expires > nowIso())) return cached.caller;
-    const match = AUTH_HEADER.exec(header);
+    const match = AUTH_HEADER.exec(req.headers.authorization ?? '');
     if (!match) throw new UnauthorizedError();
-    const resolved = await this.resolve(hashSecret(match[1]));
+    const hash = hashSecret(match[1]);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached) {
+      this.cache.delete(hash);
+      if (cached.until > now && (!cached.expires || cached.expires > nowIso())) {
+        this.cache.set(hash, cached);
+        return cached.caller;
+      }
+    }
+    const resolved = await this.resolve(hash);
     if (!resolved) throw new UnauthorizedError();
-    this.cache.set(header, { ...resolved, until: now + CACHE_MS });
+    this.cache.set(hash, { ...resolved, until: now + AUTH_CACHE_MS });
+    if (this.cache.size > AUTH_CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
     return resolved.caller;
+  }
+
+  /** How many secrets are remembered (for the bound's tests). */
+  get size(): number {
+    return this.cache.size;
   }
 
   forget(): void {
@@ -55,13 +87,21 @@ export class Authenticator {
     const key = await findApiKeyGroup(this.db, hash);
     if (key) {
       const groups = await groupSubtreeIds(this.db, key.group_id);
-      return { caller: { kind: 'key', id: key.id, isAdmin: false, groupId: key.group_id, groups } };
+      return { caller: { kind: 'key', id: key.id, isAdmin: false, role: key.role, groupId: key.group_id, groups } };
     }
     const owner = await findTokenOwner(this.db, hash);
     if (!owner || owner.expires <= nowIso()) return undefined;
     const groups = owner.is_admin ? null : owner.group_id ? await groupSubtreeIds(this.db, owner.group_id) : [];
     return {
-      caller: { kind: 'user', id: owner.user_id, isAdmin: owner.is_admin, groupId: owner.group_id, groups },
+      caller: {
+        kind: 'user',
+        id: owner.user_id,
+        isAdmin: owner.is_admin,
+        role: owner.is_admin ? 'manager' : owner.role,
+        groupId: owner.group_id,
+        groups,
+        tokenId: owner.token_id,
+      },
       expires: owner.expires,
     };
   }

@@ -17,3 +17,10 @@ export class UnauthorizedError extends HttpError {
     super(401, { detail: MSG.sessionExpired });
   }
 }
+
+/** The caller may see the thing but not do this to it (scope is checked first: out of scope is 404). */
+export class ForbiddenError extends HttpError {
+  constructor(detail: string) {
+    super(403, { detail });
+  }
+}

@@ -5,7 +5,8 @@ import type { Db } from '../db/knex';
 import type { Config } from './config';
 import type { Authenticator, Caller } from './auth';
 import type { Mailer } from './mailer';
-import { NotFoundError, ValidationError, type FieldErrors } from './errors';
+import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
+import { authorize, type Access, type ScopeParams } from './scope';
 import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
 import { MSG } from '../core/messages';
 
@@ -43,11 +44,18 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   documentedAliases?: string[];
   summary: string;
   tags: string[];
-  /** Public routes skip the Authorization check (only the auth call and the API document). */
+  /** Public routes skip the Authorization check (only the auth call, first-run set-up and the API document). */
   public?: boolean;
+  /** The least role the route needs (scope.ts `Access`); `manager` unless declared. */
+  access?: Access;
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Refuse any body but JSON (415): a web page can post a form to the laptop cross-site, but not
+   * JSON without a CORS grant, which is never given. For sign-in and first-run set-up.
+   */
+  jsonOnly?: boolean;
   /** The spec documents some bodies as query parameters: accept both, the body winning. */
   bodyAlsoFromQuery?: boolean;
   /** Set when the handler reads the raw request itself (file uploads). */
@@ -82,6 +90,7 @@ const PARAM_NOT_FOUND: Record<string, () => NotFoundError> = {
   group_id: () => new NotFoundError(MSG.groupNotFound),
   event_id: () => new NotFoundError(MSG.eventNotFound),
   key_id: () => new NotFoundError(MSG.apiKeyNotFound),
+  user_id: () => new NotFoundError(MSG.userNotFound),
   registration_type_id: () => new NotFoundError(MSG.registrationTypeNotFound, 'details'),
   custom_question_id: () => new NotFoundError(MSG.customQuestionNotFound, 'details'),
   guest_id: () => new NotFoundError(MSG.guestNotFound, 'details'),
@@ -141,7 +150,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const BODY_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
+const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
+const BODY_TYPES = [...JSON_BODY_TYPES, 'application/x-www-form-urlencoded'];
 
 function hasBody(req: Request): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -151,14 +161,23 @@ function toExpressPath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean) {
+const ACCESS_NOTES: Record<Access, string> = {
+  door: 'Any role (door or manager).',
+  'own-scan': 'Manager role; the door role for a check-in it made itself.',
+  manager: 'Manager role (an API key or a signed-in user).',
+  'signed-in-manager': 'A signed-in user of the manager role or an administrator; never an API key.',
+};
+
+function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean) {
   const out: Record<string, ResponseConfig> = {};
   for (const [status, value] of Object.entries(responses)) {
     out[status] = typeof value === 'string' ? { description: value } : value;
   }
+  if (jsonOnly) out['415'] ??= { description: MSG.jsonOnly, content: { 'application/json': { schema: DetailResponse } } };
   out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
   if (!isPublic) {
     out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
+    if (access !== 'door') out['403'] ??= { description: MSG.roleNotAllowed, content: { 'application/json': { schema: DetailResponse } } };
   }
   return out;
 }
@@ -178,11 +197,13 @@ export function resourceRouter(deps: RouteDeps) {
   function route<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
     def: RouteDefinition<P, Q, B>,
   ): void {
+    const access = def.access ?? 'manager';
     for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
       deps.registry.registerPath({
         method: def.method,
         path,
         summary: def.summary,
+        description: def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`,
         tags: def.tags,
         security: def.public ? [] : [{ Token: [] }],
         request: {
@@ -194,20 +215,23 @@ export function resourceRouter(deps: RouteDeps) {
               ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
               : undefined,
         },
-        responses: responseConfigs(def.responses, def.public ?? false),
+        responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false),
       });
     }
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
       const caller = def.public ? (undefined as unknown as Caller) : await deps.auth.authenticate(req);
-      const bodyError = (req as ParsedRequest)[BODY_ERROR];
-      if (bodyError !== undefined) throw bodyError;
       let params: unknown;
       if (def.params) {
         const parsed = def.params.safeParse(req.params);
         if (!parsed.success) throw paramNotFound(parsed.error);
         params = parsed.data;
       }
+      // Role before any input is read: a caller who may not do this learns nothing from its body.
+      if (!def.public) await authorize(deps.db, caller, access, params as ScopeParams);
+      const bodyError = (req as ParsedRequest)[BODY_ERROR];
+      if (bodyError !== undefined) throw bodyError;
+      if (def.jsonOnly && hasBody(req) && !req.is(JSON_BODY_TYPES)) throw new HttpError(415, { detail: MSG.jsonOnly });
       if (def.query && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
       const query = def.query ? parseInput(def.query, req.query) : undefined;
       let body: unknown;

@@ -1,5 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
+import type { Role } from '../../core/roles';
 import { toApiDatetime } from '../../core/time';
 
 export interface ApiKeyRow {
@@ -8,6 +9,7 @@ export interface ApiKeyRow {
   group_id: number;
   name: string;
   key_prefix: string;
+  role: Role;
   created: string;
 }
 
@@ -17,11 +19,12 @@ export function toApiKey(row: ApiKeyRow) {
     name: row.name,
     group_id: row.group_id,
     prefix: row.key_prefix,
+    role: row.role,
     created: toApiDatetime(row.created),
   };
 }
 
-export async function insertApiKey(db: Conn, key: { group_id: number; name: string; key_hash: string; key_prefix: string }): Promise<number> {
+export async function insertApiKey(db: Conn, key: { group_id: number; name: string; key_hash: string; key_prefix: string; role: Role }): Promise<number> {
   const [row] = await db('api_keys').insert({ ...newRecord(), ...key }).returning('id');
   return row.id;
 }
@@ -38,6 +41,6 @@ export async function deleteApiKey(db: Conn, groupId: number, keyId: number): Pr
   return (await db('api_keys').where({ id: keyId, group_id: groupId }).delete()) > 0;
 }
 
-export async function findApiKeyGroup(db: Conn, keyHash: string): Promise<{ id: number; group_id: number } | undefined> {
-  return db('api_keys').where({ key_hash: keyHash }).first('id', 'group_id');
+export async function findApiKeyGroup(db: Conn, keyHash: string): Promise<{ id: number; group_id: number; role: Role } | undefined> {
+  return db('api_keys').where({ key_hash: keyHash }).first('id', 'group_id', 'role');
 }

@@ -98,6 +98,8 @@ export interface ScanInput {
   /** Stored form `YYYY-MM-DDThh:mm:ss`; the server's now (UTC) when the client sent none. */
   scannedAt?: string;
   station?: string | null;
+  /** Who scans (`key:<id>` / `user:<id>`), kept on the check-in: a door may undo only its own. */
+  scannedBy?: string;
 }
 
 export interface ScanReply {
@@ -189,8 +191,8 @@ const SQL = {
   lastSessionScan: `SELECT direction, scanned_at FROM checkins
     WHERE event_id = ? AND guest_id = ? AND session_id = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1`,
   registered: 'SELECT 1 AS yes FROM session_registrations WHERE session_id = ? AND guest_id = ?',
-  insertCheckin: `INSERT INTO checkins (uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  insertCheckin: `INSERT INTO checkins (uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station, scanned_by)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   checkinByUid: 'SELECT * FROM checkins WHERE uid = ?',
   doorRead: DOOR_READ,
   guestState: 'UPDATE guests SET checked_in_at = ?, modified = ? WHERE id = ?',
@@ -344,7 +346,7 @@ async function decide(sql: Statements, trx: Trx, input: ScanInput, now: string):
   const sessionId = session?.id ?? null;
   let id: number;
   try {
-    [{ id }] = await sql.all<{ id: number }>('insertCheckin', [uid, now, now, input.eventId, guest!.id, sessionId, input.direction, scannedAt, input.station ?? null]);
+    [{ id }] = await sql.all<{ id: number }>('insertCheckin', [uid, now, now, input.eventId, guest!.id, sessionId, input.direction, scannedAt, input.station ?? null, input.scannedBy ?? null]);
   } catch (err) {
     // The uid names a check-in that came in an event file from another laptop: that scan is already recorded.
     if (!isUniqueViolation(err, 'uid')) throw err;
@@ -476,7 +478,7 @@ async function recordDoorScans(sql: Statements, eventId: number, inputs: ScanInp
       nextId += 1;
       state.set(guest!.id, input.direction === 'in' ? scannedAt : null);
       reply = accepted(input, nextId, uid, null, scannedAt, guest!);
-      checkins.push([nextId, uid, guest!.id, input.direction, scannedAt, input.station ?? null]);
+      checkins.push([nextId, uid, guest!.id, input.direction, scannedAt, input.station ?? null, input.scannedBy ?? null]);
     }
     out.push(reply);
     if (input.uid !== undefined) fresh.set(input.uid, { eventId: input.eventId, reply });
@@ -485,8 +487,8 @@ async function recordDoorScans(sql: Statements, eventId: number, inputs: ScanInp
   const writes: string[] = [];
   if (checkins.length) {
     writes.push(
-      `INSERT INTO checkins (id, uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station)
-        SELECT j.value ->> 0, j.value ->> 1, '${now}', '${now}', ${eventId}, j.value ->> 2, NULL, j.value ->> 3, j.value ->> 4, j.value ->> 5
+      `INSERT INTO checkins (id, uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station, scanned_by)
+        SELECT j.value ->> 0, j.value ->> 1, '${now}', '${now}', ${eventId}, j.value ->> 2, NULL, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6
         FROM json_each(${literal(JSON.stringify(checkins))}) AS j ORDER BY j.key`,
       `UPDATE guests SET checked_in_at = j.value ->> 1, modified = '${now}'
         FROM json_each(${literal(JSON.stringify([...state]))}) AS j WHERE guests.id = j.value ->> 0`,

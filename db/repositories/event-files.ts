@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Role } from '../../core/roles';
 import type { Conn, Trx } from '../knex';
 import { isIntegrityViolation } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
@@ -273,6 +274,8 @@ export interface ImportOptions {
   scope: GroupScope;
   /** Where a new event goes. */
   groupId?: number;
+  /** The importer's role (absent: the CLI, the laptop's own operator, a manager). A door's file may bring only check-ins, undos and new guests. */
+  role?: Role;
 }
 
 const BATCH = 500;

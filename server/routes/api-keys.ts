@@ -10,14 +10,17 @@ import { hashSecret, newSecret } from '../secrets';
 
 const KEY_PREFIX = 'dl_';
 
+// Keys are managed only by signed-in managers (access 'signed-in-manager'): a key left on a
+// door laptop cannot mint another or outlive its own revocation.
 export function apiKeysRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
   route({
     method: 'post',
     path: '/groups/{group_id}/api_keys',
-    summary: 'Create an API key for a group (the key is shown only in this answer)',
+    summary: 'Create an API key for a group, with a role (the key is shown only in this answer)',
     tags: ['API keys'],
+    access: 'signed-in-manager',
     params: GroupParams,
     body: ApiKeyCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: ApiKeyCreated } } }, 404: MSG.groupNotFound },
@@ -29,16 +32,18 @@ export function apiKeysRouter(deps: RouteDeps) {
         name: body.name,
         key_hash: hashSecret(key),
         key_prefix: key.slice(0, KEY_PREFIX.length + 5),
+        role: body.role,
       });
-      return { status: 201, body: { id, name: body.name, key } };
+      return { status: 201, body: { id, name: body.name, role: body.role, key } };
     },
   });
 
   route({
     method: 'get',
     path: '/groups/{group_id}/api_keys',
-    summary: "List a group's API keys (never their secrets)",
+    summary: "List a group's API keys and their roles (never their secrets)",
     tags: ['API keys'],
+    access: 'signed-in-manager',
     params: GroupParams,
     query: ListQuery,
     responses: { 200: { description: 'Keys', content: { 'application/json': { schema: envelopeSchema(ApiKey, 'ApiKeyList') } } }, 404: MSG.groupNotFound },
@@ -54,6 +59,7 @@ export function apiKeysRouter(deps: RouteDeps) {
     path: '/groups/{group_id}/api_keys/{key_id}',
     summary: 'Revoke an API key; it stops working at once',
     tags: ['API keys'],
+    access: 'signed-in-manager',
     params: ApiKeyParams,
     responses: { 204: 'Revoked', 404: MSG.apiKeyNotFound },
     handler: async ({ params, caller }) => {

@@ -1,22 +1,35 @@
+import { randomBytes } from 'node:crypto';
 import { rateLimit } from 'express-rate-limit';
-import { findUserByUsername, insertToken } from '../../db/repositories/users';
+import { deleteToken, findUserByUsername, insertToken } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../route';
-import { ValidationError } from '../errors';
+import { ForbiddenError, ValidationError } from '../errors';
 import { AuthRequest, AuthResponse } from '../schemas/auth';
 import { MSG } from '../../core/messages';
-import { hashSecret, newSecret, verifyPassword } from '../secrets';
+import { hashPassword, hashSecret, newSecret, verifyPassword } from '../secrets';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** Set once a username and password were actually tried: only those failures count as guesses. */
 const PASSWORD_CHECKED = 'doorlistPasswordChecked';
+// The sign-in call itself, with or without a trailing slash (not /logout below it).
+const SIGN_IN_PATH = /^\/apps\/api\/auth\/?$/i;
+
+/** Issues a token for the user, as the sign-in call and first-run set-up answer it. */
+export async function issueToken(deps: RouteDeps, userId: number): Promise<string> {
+  const token = newSecret();
+  await insertToken(deps.db, userId, hashSecret(token), new Date(Date.now() + TOKEN_LIFETIME_MS).toISOString());
+  return token;
+}
 
 export function authRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
+  // An unknown username is checked against this hash, so it costs the same scrypt as a known
+  // one and sign-in timing does not tell which usernames exist.
+  const decoyHash = hashPassword(randomBytes(16).toString('hex'));
 
   // Only wrong passwords count (a real guess), so a door full of laptops signing in, or a client
   // sending a malformed body, never locks the way in.
-  router.use(
-    '/apps/api/auth',
+  router.post(
+    SIGN_IN_PATH,
     rateLimit({
       windowMs: 15 * 60 * 1000,
       limit: 20,
@@ -31,9 +44,11 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/apps/api/auth',
-    summary: 'Exchange a username and password for a token',
+    summary: 'Exchange a username and password (JSON only) for a token',
     tags: ['Authentication'],
     public: true,
+    // So no page the laptop's browser opens can spend its sign-in attempts (a form post never counts).
+    jsonOnly: true,
     responses: {
       200: { description: 'A token for the Authorization header', content: { 'application/json': { schema: AuthResponse } } },
       400: 'Missing or wrong credentials (empty object)',
@@ -44,10 +59,25 @@ export function authRouter(deps: RouteDeps) {
       if (!credentials.success) throw new ValidationError({});
       res.locals[PASSWORD_CHECKED] = true;
       const user = await findUserByUsername(deps.db, credentials.data.username);
-      if (!user || !(await verifyPassword(credentials.data.password, user.password_hash))) throw new ValidationError({});
-      const token = newSecret();
-      await insertToken(deps.db, user.id, hashSecret(token), new Date(Date.now() + TOKEN_LIFETIME_MS).toISOString());
-      return { status: 200, body: { token } };
+      const matches = await verifyPassword(credentials.data.password, user?.password_hash ?? (await decoyHash));
+      if (!user || !matches) throw new ValidationError({});
+      return { status: 200, body: { token: await issueToken(deps, user.id) } };
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/apps/api/auth/logout',
+    summary: 'Sign out: the token this request carries stops working at once',
+    tags: ['Authentication'],
+    access: 'door',
+    responses: { 204: 'Signed out', 403: MSG.keyCannotSignOut },
+    handler: async ({ caller }) => {
+      // A key is revoked by a manager (DELETE .../api_keys/:id), never by whoever holds it.
+      if (caller.tokenId === undefined) throw new ForbiddenError(MSG.keyCannotSignOut);
+      await deleteToken(deps.db, caller.tokenId);
+      deps.auth.forget();
+      return { status: 204 };
     },
   });
 

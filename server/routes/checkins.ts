@@ -4,7 +4,7 @@ import { listCheckins, scanDesk, toCheckin, undoCheckin, type ScanDesk, type Sca
 import { eventStats } from '../../db/repositories/stats';
 import { envelope, envelopeSchema, pageRequest } from '../pagination';
 import { parseInput, resourceRouter, type RouteDeps } from '../route';
-import type { Caller } from '../auth';
+import { scannerOf, type Caller } from '../auth';
 import { HttpError, NotFoundError, ValidationError } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
@@ -36,6 +36,7 @@ async function answerScan(desk: ScanDesk, caller: Caller, eventId: number, body:
     uid: body.uid,
     scannedAt: body.scanned_at,
     station: body.station,
+    scannedBy: scannerOf(caller),
   });
   // Refusals are remembered answers like any other; the error handler writes them.
   if (reply.status >= 400) throw new HttpError(reply.status, reply.body);
@@ -181,6 +182,7 @@ export function checkinsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/checkins',
     summary: 'Scan a guest in or out at the event door or a session door (exactly once per uid)',
     tags: ['Check-in'],
+    access: 'door',
     params: CheckinEventParams,
     body: CheckinCreate,
     responses: {
@@ -197,6 +199,7 @@ export function checkinsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/checkins',
     summary: 'List check-ins (undone ones included, with undone_at set, so a delta sync sees the undo)',
     tags: ['Check-in'],
+    access: 'door',
     params: CheckinEventParams,
     query: CheckinListQuery,
     responses: { 200: json(envelopeSchema(Checkin, 'CheckinList'), 'Check-ins'), 404: MSG.eventNotFound },
@@ -212,6 +215,7 @@ export function checkinsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/checkins/{checkin_id}',
     summary: "Undo a mistaken scan; the guest's state follows the scans that remain",
     tags: ['Check-in'],
+    access: 'own-scan',
     params: CheckinParams,
     responses: { 204: 'Undone', 404: json(DetailResponse, `${MSG.checkinNotFound} (unknown or already undone)`) },
     handler: async ({ params, caller }) => {
@@ -227,6 +231,7 @@ export function checkinsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/stats',
     summary: 'Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (at most 2 s old)',
     tags: ['Check-in'],
+    access: 'door',
     params: CheckinEventParams,
     responses: { 200: json(EventStats, 'Stats'), 404: MSG.eventNotFound },
     handler: async ({ params, caller }) => {

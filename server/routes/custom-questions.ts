@@ -40,6 +40,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/custom_questions',
     summary: "List an event's custom questions",
     tags: ['Custom questions'],
+    access: 'door',
     params: EventParams,
     query: CustomQuestionListQuery,
     responses: {
@@ -58,6 +59,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/custom_questions/{custom_question_id}',
     summary: 'One custom question',
     tags: ['Custom questions'],
+    access: 'door',
     params: CustomQuestionParams,
     responses: {
       200: { description: 'The custom question', content: { 'application/json': { schema: CustomQuestion } } },

@@ -37,6 +37,7 @@ export function eventFilesRouter(deps: RouteDeps) {
     path: '/events/{event_id}/export',
     summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed)',
     tags: ['Event files'],
+    access: 'door',
     params: EventParams,
     responses: {
       200: { description: 'The event file', content: { [EVENT_FILE_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } } },
@@ -66,6 +67,7 @@ export function eventFilesRouter(deps: RouteDeps) {
     path: '/events/import',
     summary: 'Import an event file: a new event is created whole, an existing one (same uid) is merged',
     tags: ['Event files'],
+    access: 'door',
     query: EventFileImportQuery,
     rawBody: { contentType: 'application/gzip', description: 'The event file as exported, sent as is' },
     responses: {
@@ -82,6 +84,7 @@ export function eventFilesRouter(deps: RouteDeps) {
         const result = await importEventFile(deps.db, file, {
           scope: caller.groups,
           groupId: query.group_id ?? caller.groupId ?? undefined,
+          role: caller.role,
         });
         return { status: result.event_created ? 201 : 200, body: result };
       } finally {

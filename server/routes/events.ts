@@ -53,6 +53,7 @@ export function eventsRouter(deps: RouteDeps) {
     path: '/events',
     summary: 'List events (group_id narrows to one group)',
     tags: ['Events'],
+    access: 'door',
     query: EventListQuery,
     responses: { 200: { description: 'Events', content: { 'application/json': { schema: envelopeSchema(Event, 'EventList') } } } },
     handler: async ({ query, caller, req }) => {
@@ -66,6 +67,7 @@ export function eventsRouter(deps: RouteDeps) {
     path: '/events/{event_id}',
     summary: 'One event',
     tags: ['Events'],
+    access: 'door',
     params: EventParams,
     responses: { 200: { description: 'The event', content: { 'application/json': { schema: Event } } }, 404: MSG.eventNotFound },
     handler: async ({ params, caller }) => ({ status: 200, body: toEvent(await scopedEvent(deps.db, caller, params.event_id)) }),

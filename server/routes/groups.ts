@@ -48,6 +48,7 @@ export function groupsRouter(deps: RouteDeps) {
     path: '/groups/{group_id}',
     summary: 'Update a group',
     tags: ['Groups'],
+    access: 'signed-in-manager',
     params: GroupParams,
     body: GroupUpdate,
     bodyAlsoFromQuery: true,
@@ -70,6 +71,7 @@ export function groupsRouter(deps: RouteDeps) {
     path: '/groups',
     summary: 'List groups (parent_id lists the sub-groups of a group)',
     tags: ['Groups'],
+    access: 'door',
     query: GroupListQuery,
     responses: { 200: { description: 'Groups', content: { 'application/json': { schema: envelopeSchema(Group, 'GroupList') } } } },
     handler: async ({ query, caller, req }) => {
@@ -83,6 +85,7 @@ export function groupsRouter(deps: RouteDeps) {
     path: '/groups/{group_id}',
     summary: 'One group',
     tags: ['Groups'],
+    access: 'door',
     params: GroupParams,
     responses: { 200: { description: 'The group', content: { 'application/json': { schema: Group } } }, 404: MSG.groupNotFound },
     handler: async ({ params, caller }) => ({ status: 200, body: toGroup(await requireGroup(deps.db, caller, params.group_id)) }),

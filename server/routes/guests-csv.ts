@@ -227,6 +227,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
     path: '/events/{event_id}/guests.csv',
     summary: 'Every guest as CSV: guest fields, check-in state and one column per custom question',
     tags: ['Guests'],
+    access: 'door',
     params: EventParams,
     responses: {
       200: { description: 'The guest list', content: { 'text/csv': { schema: { type: 'string' } } } },

@@ -51,6 +51,7 @@ export function guestsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/guests',
     summary: 'Add a guest (barcode generated when omitted), with answers to custom questions',
     tags: ['Guests'],
+    access: 'door',
     params: EventParams,
     body: GuestCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
@@ -76,6 +77,7 @@ export function guestsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/guests',
     summary: 'The guest list: paged, `timestamp` delta, only_checkins, search (name, e-mail, company, barcode, NFC tag)',
     tags: ['Guests'],
+    access: 'door',
     params: EventParams,
     query: GuestListQuery,
     responses: { 200: { description: 'Guests', content: { 'application/json': { schema: GuestList } } }, 404: MSG.eventNotFound },
@@ -102,6 +104,7 @@ export function guestsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/guests/{guest_id}',
     summary: 'One guest with answers and door state',
     tags: ['Guests'],
+    access: 'door',
     params: GuestParams,
     responses: {
       200: { description: 'The guest', content: { 'application/json': { schema: Guest } } },

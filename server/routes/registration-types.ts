@@ -49,6 +49,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
     documentedAliases: ['/events/{event_id}/registration_types/'],
     summary: "List an event's registration types",
     tags: ['Registration types'],
+    access: 'door',
     params: EventParams,
     query: RegistrationTypeListQuery,
     responses: {
@@ -67,6 +68,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
     path: '/events/{event_id}/registration_types/{registration_type_id}',
     summary: 'One registration type',
     tags: ['Registration types'],
+    access: 'door',
     params: RegistrationTypeParams,
     responses: {
       200: { description: 'The registration type', content: { 'application/json': { schema: RegistrationType } } },

@@ -79,6 +79,7 @@ export function sessionsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sessions',
     summary: "List an event's sessions (track_id narrows to one track)",
     tags: ['Sessions'],
+    access: 'door',
     params: EventParams,
     query: SessionListQuery,
     responses: { 200: json(envelopeSchema(Session, 'SessionList'), 'Sessions'), 404: MSG.eventNotFound },
@@ -94,6 +95,7 @@ export function sessionsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sessions/{session_id}',
     summary: 'One session, with the number of registered guests',
     tags: ['Sessions'],
+    access: 'door',
     params: SessionParams,
     responses: { 200: json(Session, 'The session'), 404: sessionNotFound },
     handler: async ({ params, caller }) => {
@@ -143,6 +145,7 @@ export function sessionsRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sessions/{session_id}/registrations',
     summary: 'The guests registered for a session (timestamp gives new registrations only)',
     tags: ['Sessions'],
+    access: 'door',
     params: SessionParams,
     query: SessionRegistrationListQuery,
     responses: { 200: json(envelopeSchema(SessionRegistration, 'SessionRegistrationList'), 'Registrations'), 404: sessionNotFound },

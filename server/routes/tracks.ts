@@ -44,6 +44,7 @@ export function tracksRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sessions/tracks',
     summary: "List an event's session tracks",
     tags: ['Session tracks'],
+    access: 'door',
     params: EventParams,
     query: ListQuery,
     responses: { 200: { description: 'Tracks', content: { 'application/json': { schema: envelopeSchema(Track, 'TrackList') } } }, 404: MSG.eventNotFound },
@@ -59,6 +60,7 @@ export function tracksRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sessions/tracks/{track_id}',
     summary: 'One session track',
     tags: ['Session tracks'],
+    access: 'door',
     params: TrackParams,
     responses: { 200: { description: 'The track', content: { 'application/json': { schema: Track } } }, 404: notFound },
     handler: async ({ params, caller }) => {

@@ -1,5 +1,10 @@
 import { z } from './zod';
-import { pathId, requiredText } from './fields';
+import { choice, pathId, requiredText } from './fields';
+import { MSG } from '../../core/messages';
+import { DEFAULT_ROLE, ROLES } from '../../core/roles';
+
+/** `manager` or `door`; see core/roles.ts. */
+export const RoleField = choice(ROLES, MSG.invalidRole);
 
 export const AuthRequest = z
   .object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) })
@@ -7,7 +12,7 @@ export const AuthRequest = z
 
 export const AuthResponse = z.object({ token: z.string() }).openapi('AuthResponse');
 
-export const ApiKeyCreate = z.object({ name: requiredText(255) }).openapi('ApiKeyCreate');
+export const ApiKeyCreate = z.object({ name: requiredText(255), role: RoleField.default(DEFAULT_ROLE) }).openapi('ApiKeyCreate');
 
 export const ApiKeyParams = z.object({
   group_id: pathId,
@@ -15,7 +20,7 @@ export const ApiKeyParams = z.object({
 });
 
 export const ApiKeyCreated = z
-  .object({ id: z.number().int(), name: z.string(), key: z.string().describe('Shown only in this response.') })
+  .object({ id: z.number().int(), name: z.string(), role: RoleField, key: z.string().describe('Shown only in this response.') })
   .openapi('ApiKeyCreated');
 
 export const ApiKey = z
@@ -24,6 +29,7 @@ export const ApiKey = z
     name: z.string(),
     group_id: z.number().int(),
     prefix: z.string(),
+    role: RoleField,
     created: z.string(),
   })
   .openapi('ApiKey');

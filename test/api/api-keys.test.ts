@@ -12,12 +12,13 @@ describe('API keys', () => {
   after(() => server.stop());
 
   describe('POST /groups/:group_id/api_keys', () => {
-    it('answers 201 {id, name, key} and stores only a hash of the key', async () => {
+    it('answers 201 {id, name, role, key} and stores only a hash of the key', async () => {
       const groupId = await createGroup(server);
       const res = await server.post(`/groups/${groupId}/api_keys`, { name: 'Door 1' });
       assert.equal(res.status, 201);
-      assert.deepEqual(Object.keys(res.body).sort(), ['id', 'key', 'name']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['id', 'key', 'name', 'role']);
       assert.equal(res.body.name, 'Door 1');
+      assert.equal(res.body.role, 'manager');
       const row = await server.db('api_keys').where({ id: res.body.id }).first();
       assert.notEqual(row.key_hash, res.body.key);
       assert.ok(!JSON.stringify(row).includes(res.body.key));
@@ -41,7 +42,7 @@ describe('API keys', () => {
       assert.equal(res.body.count, 1);
       assert.equal(res.body.results[0].name, 'Listed');
       assert.ok(!JSON.stringify(res.body).includes(key));
-      assert.deepEqual(Object.keys(res.body.results[0]).sort(), ['created', 'group_id', 'id', 'name', 'prefix']);
+      assert.deepEqual(Object.keys(res.body.results[0]).sort(), ['created', 'group_id', 'id', 'name', 'prefix', 'role']);
     });
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GROUP_TYPES, MSG } from '../../core/messages';
-import { createApiKey, createGroup } from '../helpers/fixtures';
+import { createApiKey, createGroup, createUser } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 
 describe('groups', () => {
@@ -223,7 +223,15 @@ describe('groups', () => {
       assert.equal(res.status, 201);
       assert.equal((await server.get(`/groups/${res.body.id}`, { token: key })).body.parent_id, own);
       const detach = await server.put(`/groups/${res.body.id}`, { parent_id: null }, { token: key });
-      assert.deepEqual(detach.body, { parent_id: [MSG.invalidParentId] });
+      assert.deepEqual([detach.status, detach.body], [403, { detail: MSG.keysCannotManage }]);
+    });
+
+    it("a group's manager cannot make its sub-groups top-level", async () => {
+      const own = await createGroup(server, { name: 'Managed' });
+      const sub = await createGroup(server, { name: 'Managed sub', parent_id: own });
+      const manager = await createUser(server, own, 'manager');
+      const detach = await server.put(`/groups/${sub}`, { parent_id: null }, { token: manager.token });
+      assert.deepEqual([detach.status, detach.body], [400, { parent_id: [MSG.invalidParentId] }]);
     });
   });
 });

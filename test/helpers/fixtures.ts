@@ -25,6 +25,28 @@ export async function createApiKey(server: TestServer, groupId: number, name = '
   return res.body.key;
 }
 
+/** An API key of the group with a role, made by the admin. */
+export async function createRoleKey(server: TestServer, groupId: number, role: 'manager' | 'door', name = `${role} key`): Promise<string> {
+  const res = await server.post(`/groups/${groupId}/api_keys`, { name, role });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.key;
+}
+
+/** A user of the group with a role, made by the admin and signed in: their id and token. */
+export async function createUser(
+  server: TestServer,
+  groupId: number,
+  role: 'manager' | 'door',
+  username = `${role}-${Math.random().toString(36).slice(2, 10)}`,
+): Promise<{ id: number; username: string; password: string; token: string }> {
+  const password = `${username}-password`;
+  const res = await server.post(`/groups/${groupId}/users`, { username, password, role });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const login = await server.post('/apps/api/auth', { username, password }, { token: null });
+  assert.equal(login.status, 200, JSON.stringify(login.body));
+  return { id: res.body.id, username, password, token: login.body.token };
+}
+
 /** Two organisers that must never see each other: each with a group, an event and a key. */
 export async function twoOrganisers(server: TestServer) {
   const groupA = await createGroup(server, { name: 'Organiser A' });

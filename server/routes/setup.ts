@@ -1,0 +1,58 @@
+import type { Request } from 'express';
+import { claimFirstRun, hasAnyUser } from '../../db/repositories/users';
+import { resourceRouter, type RouteDeps } from '../route';
+import { ConflictError, ForbiddenError } from '../errors';
+import { isLoopbackHost } from '../lan';
+import { AuthResponse } from '../schemas/auth';
+import { SetupRequest, SetupState } from '../schemas/setup';
+import { MSG } from '../../core/messages';
+import { hashPassword } from '../secrets';
+import { issueToken } from './auth';
+
+const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
+
+/** The socket's own peer address: no forwarded-for header can make a LAN request look local. */
+function fromThisMachine(req: Request): boolean {
+  const address = req.socket.remoteAddress ?? '';
+  return isLoopbackHost(address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address);
+}
+
+/** First run: the door screen asks whether an administrator is still to be made, and makes one. */
+export function setupRouter(deps: RouteDeps) {
+  const { router, route } = resourceRouter(deps);
+
+  route({
+    method: 'get',
+    path: '/setup',
+    summary: 'Whether Doorlist still needs its first administrator',
+    tags: ['First run'],
+    public: true,
+    responses: { 200: json(SetupState, 'needed: true while no user exists') },
+    handler: async () => ({ status: 200, body: { needed: !(await hasAnyUser(deps.db)) } }),
+  });
+
+  route({
+    method: 'post',
+    path: '/setup',
+    summary: 'Create the first administrator (only from the laptop itself, only while no user exists)',
+    tags: ['First run'],
+    public: true,
+    // JSON only, so a web page open on the laptop cannot post this form for its own password.
+    jsonOnly: true,
+    body: SetupRequest,
+    responses: {
+      201: json(AuthResponse, 'A token of the new administrator, as the sign-in call answers it'),
+      403: MSG.setupFromLaptopOnly,
+      409: MSG.alreadySetUp,
+    },
+    handler: async ({ body, req }) => {
+      if (!fromThisMachine(req)) throw new ForbiddenError(MSG.setupFromLaptopOnly);
+      if (await hasAnyUser(deps.db)) throw new ConflictError({ detail: MSG.alreadySetUp });
+      const id = await claimFirstRun(deps.db, { username: body.username, password_hash: await hashPassword(body.password) });
+      if (id === undefined) throw new ConflictError({ detail: MSG.alreadySetUp });
+      return { status: 201, body: { token: await issueToken(deps, id) } };
+    },
+  });
+
+  return router;
+}
