@@ -15,7 +15,7 @@ function guestCsv(): string {
   for (let i = 1; i <= 300; i++) {
     const code = `AUR-${String(i).padStart(4, '0')}`;
     if (i === 51) lines.push(`,Nobody,nobody@example.com,Acme,${code}`);
-    else if (i === 121) lines.push(`Bad,Mail,not-an-address,Acme,${code}`);
+    else if (i === 121) lines.push(`${'x'.repeat(300)},Long,long@example.com,Acme,${code}`);
     else if (i === 251) lines.push(`Twin,Code,twin@example.com,Acme,AUR-0010`);
     else lines.push(`Guest${i},Person${i},guest${i}@example.com,Company ${i % 7},${code}`);
   }
@@ -41,7 +41,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   // A form shows the server's own words beside the field.
   await page.getByRole('button', { name: 'Add group' }).click();
   const groupForm = console_.dialog('Add group');
-  await groupForm.getByLabel('Email').fill('not an address');
+  await groupForm.getByLabel('E-mail').fill('not an address');
   await groupForm.getByRole('button', { name: 'Create' }).click();
   await expect(console_.fieldError(groupForm, 'Name')).toHaveText('This field is required.');
   await expect(console_.fieldError(groupForm, 'E-mail')).toHaveText('Enter a valid email address.');
@@ -72,11 +72,11 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByRole('button', { name: 'Add session' }).click();
   const sessionForm = console_.dialog('Add session');
   await sessionForm.getByLabel('Name', { exact: true }).fill('Keynote');
-  await sessionForm.getByLabel('Starts (GMT)').fill('2026-12-10T17:00');
-  await sessionForm.getByLabel('Ends (GMT)').fill('2026-12-10T16:00');
+  await sessionForm.getByLabel('Starts (GMT)', { exact: true }).fill('2026-12-10T17:00');
+  await sessionForm.getByLabel('Ends (GMT)', { exact: true }).fill('2026-12-10T16:00');
   await sessionForm.getByRole('button', { name: 'Create' }).click();
   await expect(console_.fieldError(sessionForm, 'Starts (GMT)')).toHaveText('Session start date cannot be later than end date.');
-  await sessionForm.getByLabel('Ends (GMT)').fill('2026-12-10T18:00');
+  await sessionForm.getByLabel('Ends (GMT)', { exact: true }).fill('2026-12-10T18:00');
   await sessionForm.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByRole('table')).toContainText('Keynote');
   await console_.screenshot('console-sessions');
@@ -94,7 +94,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await expect(badRows.nth(0)).toContainText('52');
   await expect(badRows.nth(0)).toContainText('first_name');
   await expect(badRows.nth(1)).toContainText('122');
-  await expect(badRows.nth(1)).toContainText('Enter a valid email address.');
+  await expect(badRows.nth(1)).toContainText('Ensure this field has no more than 255 characters.');
   await expect(badRows.nth(2)).toContainText('252');
   await expect(badRows.nth(2)).toContainText('barcode already exists in your guestlist.');
   await console_.screenshot('console-csv-import');
@@ -172,7 +172,7 @@ test('a second empty laptop imports the event file exported by the first, from t
     };
     const group = await as(201, 'POST', '/groups', { name: 'Aurora Events' });
     const event = await as(201, 'POST', '/events', { name: EVENT, group_id: group.id, timezone: 'Europe/Amsterdam', starts: '2026-12-10T18:00', ends: '2026-12-11T02:00' });
-    const type = await as(201, 'POST', `/events/${event.id}/registration_types`, { name: 'General', description: '' });
+    const type = await as(201, 'POST', `/events/${event.id}/registration_types`, { type: 'ticket', name: 'General', description: '' });
     await as(201, 'POST', `/events/${event.id}/guests`, { registration_type: type.id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', barcode: 'ADA-1' });
 
     await page.goto(`${server.url}/#/console/events/${event.id}/file`);
@@ -187,7 +187,7 @@ test('a second empty laptop imports the event file exported by the first, from t
     await page.goto(laptopB.url);
     await console_.createAdministrator('second', 'second-laptop-secret');
     await console_.nav('Events');
-    await page.getByLabel('Event file').setInputFiles(file);
+    await page.getByLabel('Event file', { exact: true }).setInputFiles(file);
     await page.getByRole('button', { name: 'Import' }).click();
     const result = page.locator('.result-box');
     await expect(result).toContainText('A new event was created.');

@@ -75,7 +75,7 @@ function KeysSection({ api, groupId }: { api: Api; groupId: number }) {
           {items.map((key) => (
             <li key={key.id}>
               <span>
-                <strong>{key.name}</strong> <span className="chip">{t(`roles.${key.role ?? 'manager'}`)}</span>
+                <strong>{key.name}</strong> <span className="chip">{t(`roles.${key.role}`)}</span>
               </span>
               <button type="button" className="danger" onClick={() => void revoke(key)}>
                 {t('access.revoke')}

@@ -68,10 +68,7 @@ export function TextField<T extends FieldValues>({ form, name, label, required, 
   const error = form.formState.errors[name]?.message as string | undefined;
   return (
     <label className="field">
-      <span>
-        {label}
-        {required && <span aria-hidden="true"> *</span>}
-      </span>
+      <span className={required ? 'required' : undefined}>{label}</span>
       {multiline ? (
         <textarea {...form.register(name)} aria-invalid={!!error} rows={3} />
       ) : (
@@ -86,10 +83,7 @@ export function NumberField<T extends FieldValues>({ form, name, label, required
   const error = form.formState.errors[name]?.message as string | undefined;
   return (
     <label className="field">
-      <span>
-        {label}
-        {required && <span aria-hidden="true"> *</span>}
-      </span>
+      <span className={required ? 'required' : undefined}>{label}</span>
       <input {...form.register(name, { setValueAs: asNumber })} inputMode="decimal" step={step} aria-invalid={!!error} />
       <ErrorText message={error} />
     </label>
@@ -111,10 +105,7 @@ export function SelectField<T extends FieldValues>({ form, name, label, required
   const error = form.formState.errors[name]?.message as string | undefined;
   return (
     <label className="field">
-      <span>
-        {label}
-        {required && <span aria-hidden="true"> *</span>}
-      </span>
+      <span className={required ? 'required' : undefined}>{label}</span>
       <select {...form.register(name, numeric ? { setValueAs: asNumber } : {})} aria-invalid={!!error}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -133,10 +124,7 @@ export function TimezoneField<T extends FieldValues>({ form, name, label, requir
   const error = form.formState.errors[name]?.message as string | undefined;
   return (
     <label className="field">
-      <span>
-        {label}
-        {required && <span aria-hidden="true"> *</span>}
-      </span>
+      <span className={required ? 'required' : undefined}>{label}</span>
       <input {...form.register(name)} list={listId} role="combobox" autoComplete="off" spellCheck={false} aria-invalid={!!error} />
       <datalist id={listId}>
         {TIMEZONES.map((zone) => (
@@ -171,10 +159,7 @@ export function DateTimeField<T extends FieldValues>({ form, name, label, requir
         return (
           <div className="field datetime">
             <label>
-              <span>
-                {label}
-                {required && <span aria-hidden="true"> *</span>}
-              </span>
+              <span className={required ? 'required' : undefined}>{label}</span>
               <input value={value} onChange={field.onChange} onBlur={field.onBlur} name={field.name} placeholder="YYYY-MM-DDThh:mm" spellCheck={false} aria-invalid={!!error} />
             </label>
             <button type="button" className="calendar-button" aria-expanded={open} aria-label={t('pickDate', { field: label })} onClick={() => setOpen(!open)}>

@@ -14,6 +14,7 @@ import type { PromotionCode } from '../../../server/schemas/promotion-codes';
 import type { Guest } from '../../../server/schemas/guests';
 import type { Checkin } from '../../../server/schemas/checkins';
 import type { ApiKey } from '../../../server/schemas/auth';
+import type { User } from '../../../server/schemas/users';
 import type { GuestsCsvImportResult } from '../../../server/schemas/guests-csv';
 
 export type GroupRecord = z.output<typeof Group>;
@@ -27,14 +28,8 @@ export type TrackRecord = z.output<typeof Track>;
 export type PromotionCodeRecord = z.output<typeof PromotionCode>;
 export type GuestRecord = z.output<typeof Guest>;
 export type CheckinRecord = z.output<typeof Checkin>;
-export type ApiKeyRecord = z.output<typeof ApiKey> & { role?: Role };
+export type ApiKeyRecord = z.output<typeof ApiKey>;
+export type UserRecord = z.output<typeof User>;
 export type CsvImportResult = z.output<typeof GuestsCsvImportResult>;
 
-export type Role = 'manager' | 'door';
-
-/** A user of a group (DESIGN "Identity"): no secret is ever listed. */
-export interface UserRecord {
-  id: number;
-  username: string;
-  role: Role;
-}
+export type Role = UserRecord['role'];
