@@ -97,6 +97,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await expect(badRows.nth(1)).toContainText('Ensure this field has no more than 255 characters.');
   await expect(badRows.nth(2)).toContainText('252');
   await expect(badRows.nth(2)).toContainText('barcode already exists in your guestlist.');
+  await badRows.first().scrollIntoViewIfNeeded();
   await console_.screenshot('console-csv-import');
   await page.getByRole('button', { name: 'Import the other 297 rows' }).click();
   await expect(page.getByText('297 guests imported.')).toBeVisible();
@@ -127,8 +128,24 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await door.scan('AUR-0007');
   await door.expectResult('checked_in', 'Guest7 Person7');
 
-  // A door user: the console is hidden from them and the API refuses them set-up.
+  // Back in the console: the guest's check-in history, and undo.
   await page.getByRole('navigation', { name: 'Door or console' }).getByRole('link', { name: 'Console' }).click();
+  await console_.nav('Events');
+  await page.getByRole('link', { name: EVENT }).click();
+  await console_.tab('Guests');
+  await page.getByRole('searchbox').fill('guest7@');
+  await page.getByRole('button', { name: 'Guest7 Person7' }).click();
+  const guest = console_.dialog('Guest7 Person7');
+  const history = guest.getByRole('region', { name: 'Check-in history' });
+  await expect(history).toContainText('Checked in');
+  await expect(history).toContainText('Front door');
+  await console_.screenshot('console-guest-history');
+  await history.getByRole('button', { name: 'Undo' }).click();
+  await expect(history).toContainText('undone at');
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.guest-tr', { hasText: 'Guest7 Person7' })).not.toContainText('In since');
+
+  // A door user: the console is hidden from them and the API refuses them set-up.
   await console_.nav('Keys and users');
   await page.getByRole('button', { name: 'Add user' }).click();
   const userForm = console_.dialog('Add user');

@@ -163,7 +163,10 @@ export function DateTimeField<T extends FieldValues>({ form, name, label, requir
               <input value={value} onChange={field.onChange} onBlur={field.onBlur} name={field.name} placeholder="YYYY-MM-DDThh:mm" spellCheck={false} aria-invalid={!!error} />
             </label>
             <button type="button" className="calendar-button" aria-expanded={open} aria-label={t('pickDate', { field: label })} onClick={() => setOpen(!open)}>
-              📅
+              <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2">
+                <rect x="3" y="5" width="18" height="16" rx="2" />
+                <path d="M3 10h18M8 3v4M16 3v4" />
+              </svg>
             </button>
             {open && (
               <div className="calendar-pop">

@@ -103,7 +103,7 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
       <div className="guest-table" role="table" aria-label={t('tabs.guests')} aria-rowcount={count}>
         <div className="guest-tr guest-th" role="row">
           <span role="columnheader">{t('fields.name')}</span>
-          <span role="columnheader">{t('fields.email')}</span>
+          <span role="columnheader" className="wide-only">{t('fields.email')}</span>
           <span role="columnheader" className="wide-only">{t('fields.company')}</span>
           <span role="columnheader" className="wide-only">{t('fields.registrationType')}</span>
           <span role="columnheader">{t('guests.status')}</span>
@@ -128,7 +128,7 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
                           {guest.first_name} {guest.last_name}
                         </button>
                       </span>
-                      <span role="cell">{guest.email}</span>
+                      <span role="cell" className="wide-only">{guest.email}</span>
                       <span role="cell" className="wide-only">{guest.company ?? ''}</span>
                       <span role="cell" className="wide-only">{typeName(guest.registration_type)}</span>
                       <span role="cell">{guest.objstatus === '2' ? t('guests.inactive') : guest.checked_in ? t('guests.in', { time: localTime(guest.checked_in_at) }) : ''}</span>
@@ -143,7 +143,16 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
         </div>
       </div>
       {open && types && questions && (
-        <GuestDialog api={api} eventId={eventId} guest={open === 'new' ? undefined : open} types={types} questions={questions} onChanged={changed} onClose={() => setOpen(undefined)} />
+        <GuestDialog
+          api={api}
+          eventId={eventId}
+          guest={open === 'new' ? undefined : open}
+          types={types}
+          questions={questions}
+          onChanged={changed}
+          onScansChanged={() => setVersion((v) => v + 1)}
+          onClose={() => setOpen(undefined)}
+        />
       )}
     </section>
   );
@@ -164,7 +173,7 @@ function formOf(guest: GuestRecord | undefined, types: RegistrationTypeRecord[],
 }
 
 /** The API's answer list from the form: a text, one choice id, or a list of them (spec "Guest"). */
-function bodyOf(values: GuestForm, questions: QuestionRecord[], creating: boolean) {
+function bodyOf(values: GuestForm, questions: QuestionRecord[]) {
   const fields: GuestForm = { registration_type: values.registration_type };
   for (const f of GUEST_FIELDS) fields[f] = values[f];
   const custom_questions = questions.flatMap((q): { question_id: number; answer: string | number | number[] }[] => {
@@ -176,24 +185,26 @@ function bodyOf(values: GuestForm, questions: QuestionRecord[], creating: boolea
     }
     return value ? [{ question_id: q.id, answer: Number(value) }] : [];
   });
-  const body = creating ? withoutBlanks(fields) : { ...withoutBlanks(fields), last_name: fields.last_name, email: fields.email };
+  // Last name and e-mail are required but may be blank (spec "Guest"): always sent as typed.
+  const body = { ...withoutBlanks(fields), first_name: fields.first_name, last_name: fields.last_name, email: fields.email };
   return { ...body, custom_questions };
 }
 
-function GuestDialog({ api, eventId, guest, types, questions, onChanged, onClose }: {
+function GuestDialog({ api, eventId, guest, types, questions, onChanged, onScansChanged, onClose }: {
   api: Api;
   eventId: number;
   guest?: GuestRecord;
   types: RegistrationTypeRecord[];
   questions: QuestionRecord[];
   onChanged: () => void;
+  onScansChanged: () => void;
   onClose: () => void;
 }) {
   const { t } = useTranslation('console');
   const creating = !guest;
   const { form, formError, submitWith } = useServerForm<GuestForm>({ defaultValues: formOf(guest, types, questions) });
   const submit = submitWith(
-    (values) => (creating ? api.request('POST', `/events/${eventId}/guests`, bodyOf(values, questions, true)) : api.request('PUT', `/events/${eventId}/guests/${guest.id}`, bodyOf(values, questions, false))),
+    (values) => (creating ? api.request('POST', `/events/${eventId}/guests`, bodyOf(values, questions)) : api.request('PUT', `/events/${eventId}/guests/${guest.id}`, bodyOf(values, questions))),
     onChanged,
   );
   const active = guest?.objstatus !== '2';
@@ -229,7 +240,7 @@ function GuestDialog({ api, eventId, guest, types, questions, onChanged, onClose
           )}
         </FormFooter>
       </form>
-      {guest && <CheckinHistory api={api} eventId={eventId} guestId={guest.id} onChanged={onChanged} />}
+      {guest && <CheckinHistory api={api} eventId={eventId} guestId={guest.id} onChanged={onScansChanged} />}
     </Dialog>
   );
 }
