@@ -129,7 +129,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
               <thead>
                 <tr>
                   <th>{t('csv.column')}</th>
-                  <th>{t('csv.example')}</th>
+                  <th className="wide-only">{t('csv.example')}</th>
                   <th>{t('csv.fills')}</th>
                 </tr>
               </thead>
@@ -137,7 +137,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
                 {parsed.headers.map((header, i) => (
                   <tr key={i}>
                     <td>{header}</td>
-                    <td className="muted">{parsed.records[0]?.[i] ?? ''}</td>
+                    <td className="muted wide-only">{parsed.records[0]?.[i] ?? ''}</td>
                     <td>
                       <select
                         aria-label={t('csv.fillsFor', { column: header })}
