@@ -26,7 +26,7 @@ interface RowError {
 
 type Outcome =
   | { kind: 'checked'; result: CsvImportResult; sent: string }
-  | { kind: 'bad-rows'; rows: RowError[]; total: number }
+  | { kind: 'bad-rows'; rows: RowError[]; total: number; detail?: string }
   | { kind: 'imported'; created: number }
   | { kind: 'refused'; message: string };
 
@@ -85,8 +85,10 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
         const result = answer.body as CsvImportResult;
         setOutcome(dryRun ? { kind: 'checked', result, sent: csv } : { kind: 'imported', created: result.created });
       } else if (answer.status === 400 && Array.isArray(answer.body?.rows)) {
+        // The server lists the first bad rows and counts the rest (`more_rows`); `detail` says
+        // when it stopped reading early.
         const rows = answer.body.rows as RowError[];
-        setOutcome({ kind: 'bad-rows', rows, total: Number(answer.body.rows_with_errors ?? answer.body.error_count ?? rows.length) });
+        setOutcome({ kind: 'bad-rows', rows, total: rows.length + (Number(answer.body.more_rows) || 0), detail: answer.body.detail });
       } else {
         setOutcome({ kind: 'refused', message: detailOf(answer.body) ?? t('serverAnswered', { status: answer.status }) });
       }
@@ -200,6 +202,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
       {outcome?.kind === 'bad-rows' && (
         <div className="result-box" role="status">
           <p className="error">{t('csv.badRows', { count: outcome.total })}</p>
+          {outcome.detail && <p className="error">{outcome.detail}</p>}
           <div className="table-wrap bad-rows">
             <table className="records">
               <thead>
@@ -224,7 +227,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
               </tbody>
             </table>
           </div>
-          {outcome.total > outcome.rows.length ? (
+          {outcome.total > outcome.rows.length || outcome.detail ? (
             <p>{t('csv.tooManyBad', { shown: outcome.rows.length })}</p>
           ) : (
             <button type="button" className="primary" disabled={busy} onClick={() => void send(false, new Set(outcome.rows.map((r) => r.row)))}>
