@@ -88,7 +88,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByLabel('CSV file').setInputFiles(csv);
   await expect(page.getByRole('heading', { name: 'Columns (300 rows)' })).toBeVisible();
   await page.getByRole('button', { name: 'Check the file' }).click();
-  await expect(page.getByText('3 rows cannot be imported. Nothing has been written yet.')).toBeVisible();
+  await expect(page.getByText('Rows that cannot be imported: 3. Nothing has been written yet.')).toBeVisible();
   const badRows = page.locator('.bad-rows tbody tr');
   await expect(badRows).toHaveCount(3);
   await expect(badRows.nth(0)).toContainText('52');
@@ -100,18 +100,18 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await badRows.first().scrollIntoViewIfNeeded();
   await console_.screenshot('console-csv-import');
   await page.getByRole('button', { name: 'Import the other 297 rows' }).click();
-  await expect(page.getByText('297 guests imported.')).toBeVisible();
+  await expect(page.getByText('Guests imported: 297.')).toBeVisible();
 
   await console_.tab('Guests');
-  await expect(page.getByText('297 guests')).toBeVisible();
+  await expect(page.getByText('Guests: 297')).toBeVisible();
   await page.getByRole('searchbox').fill('guest42@');
-  await expect(page.getByText('1 guests')).toBeVisible();
+  await expect(page.getByText('Guests: 1')).toBeVisible();
   await page.getByRole('button', { name: 'Guest42 Person42' }).click();
   await expect(console_.dialog('Guest42 Person42')).toBeVisible();
   await console_.screenshot('console-guest');
   await page.keyboard.press('Escape');
   await page.getByRole('searchbox').fill('');
-  await expect(page.getByText('297 guests')).toBeVisible();
+  await expect(page.getByText('Guests: 297')).toBeVisible();
   await console_.screenshot('console-guests');
 
   await console_.tab('Event file');
@@ -208,7 +208,8 @@ test('a second empty laptop imports the event file exported by the first, from t
     await page.getByRole('button', { name: 'Import' }).click();
     const result = page.locator('.result-box');
     await expect(result).toContainText('A new event was created.');
-    await expect(result).toContainText('Added:');
+    await expect(result).toContainText('Added: 3 records (guests: 1)');
+    await expect(page.getByRole('table')).toContainText(EVENT);
     await console_.screenshot('console-event-file-import');
     await result.getByRole('button', { name: 'Open the event' }).click();
     await expect(page.getByRole('heading', { name: EVENT })).toBeVisible();

@@ -47,7 +47,7 @@ export function EventFileExport({ api, eventId, eventName }: { api: Api; eventId
  * An event file from another laptop: a new event arrives in the group the file names (created
  * here if missing), a known one is merged. Progress while it uploads, then what changed.
  */
-export function EventFileImport({ api }: { api: Api }) {
+export function EventFileImport({ api, onImported }: { api: Api; onImported: () => void }) {
   const { t } = useTranslation('console');
   const [file, setFile] = useState<File>();
   const [progress, setProgress] = useState<number>();
@@ -61,7 +61,10 @@ export function EventFileImport({ api }: { api: Api }) {
     setProgress(0);
     try {
       const answer = await uploadWithProgress(api, '/events/import', file, 'application/octet-stream', setProgress);
-      if (answer.status === 200 || answer.status === 201) setResult(answer.body as ImportResult);
+      if (answer.status === 200 || answer.status === 201) {
+        setResult(answer.body as ImportResult);
+        onImported();
+      }
       else setError(detailOf(answer.body) ?? t('serverAnswered', { status: answer.status }));
     } catch (err) {
       setError((err as Error).message);

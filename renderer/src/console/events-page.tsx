@@ -41,7 +41,7 @@ export function EventDialog({ api, groups, event, onDone, onClose }: { api: Api;
 
 export function EventsPage({ api, groupId }: { api: Api; groupId?: number }) {
   const { t } = useTranslation('console');
-  const { items: groups } = useList<GroupRecord>(api, '/groups');
+  const { items: groups, reload: reloadGroups } = useList<GroupRecord>(api, '/groups');
   const { items: events, error, reload } = useList<EventRecord>(api, groupId ? `/events?group_id=${groupId}` : '/events');
   const [creating, setCreating] = useState(false);
   const groupName = (id: number) => groups?.find((g) => g.id === id)?.name ?? '';
@@ -101,7 +101,13 @@ export function EventsPage({ api, groupId }: { api: Api; groupId?: number }) {
           />
         )}
       </section>
-      <EventFileImport api={api} />
+      <EventFileImport
+        api={api}
+        onImported={() => {
+          reloadGroups();
+          reload();
+        }}
+      />
     </>
   );
 }
