@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { apiRequest, OfflineError, SessionExpiredError, signIn } from '../api';
 
 type Method = 'password' | 'key';
@@ -8,6 +9,7 @@ type Method = 'password' | 'key';
  * code (`presetKey`, signed in at once).
  */
 export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: string, kind: 'user' | 'key') => void; notice?: string; presetKey?: string }) {
+  const { t } = useTranslation('console');
   const [method, setMethod] = useState<Method>(presetKey ? 'key' : 'password');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -26,13 +28,13 @@ export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: 
       } else {
         const key = apiKey.trim().replace(/^Token\s+/i, '');
         const answer = await apiRequest(key, 'GET', '/events').catch((err) => {
-          throw err instanceof SessionExpiredError ? new Error('This API key is not valid.') : err;
+          throw err instanceof SessionExpiredError ? new Error(t('signIn.badKey')) : err;
         });
-        if (answer.status !== 200) throw new Error('This API key is not valid.');
+        if (answer.status !== 200) throw new Error(t('signIn.badKey'));
         onSignedIn(key, 'key');
       }
     } catch (err) {
-      setError(err instanceof OfflineError ? 'The server cannot be reached. Check the network and try again.' : (err as Error).message);
+      setError(err instanceof OfflineError ? t('offline') : (err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -46,34 +48,34 @@ export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: 
     <main className="center-page">
       <form ref={form} className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Doorlist</h1>
-        <p className="subtitle">Sign in to open the door</p>
+        <p className="subtitle">{t('signIn.subtitle')}</p>
         {notice && (
           <p className="notice" role="status">
             {notice}
           </p>
         )}
-        <div className="tabs" role="tablist" aria-label="How to sign in">
+        <div className="tabs" role="tablist" aria-label={t('signIn.how')}>
           <button type="button" role="tab" aria-selected={method === 'password'} className={method === 'password' ? 'tab active' : 'tab'} onClick={() => setMethod('password')}>
-            Username
+            {t('fields.username')}
           </button>
           <button type="button" role="tab" aria-selected={method === 'key'} className={method === 'key' ? 'tab active' : 'tab'} onClick={() => setMethod('key')}>
-            API key
+            {t('signIn.apiKey')}
           </button>
         </div>
         {method === 'password' ? (
           <>
             <label>
-              Username
+              {t('fields.username')}
               <input name="username" autoComplete="username" autoFocus required value={username} onChange={(e) => setUsername(e.target.value)} />
             </label>
             <label>
-              Password
+              {t('fields.password')}
               <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
             </label>
           </>
         ) : (
           <label>
-            API key
+            {t('signIn.apiKey')}
             <input name="api_key" autoComplete="off" autoFocus required spellCheck={false} value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
           </label>
         )}
@@ -83,7 +85,7 @@ export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: 
           </p>
         )}
         <button className="primary big" type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('signIn.busy') : t('signIn.submit')}
         </button>
       </form>
     </main>
