@@ -125,13 +125,24 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   }
 }
 
+/** A refusal as one sentence: the message itself, or each field's messages after its name; never JSON. */
+export function refusalSentence(body: Record<string, unknown>): string {
+  const detail = body.detail ?? body.details;
+  if (typeof detail === 'string') return detail;
+  const parts = Object.entries(body).map(([field, messages]) => {
+    const text = Array.isArray(messages) ? messages.join(' ') : String(messages);
+    return field === 'detail' || field === 'details' || field === 'non_field_errors' ? text : `${field}: ${text}`;
+  });
+  return parts.length > 0 ? parts.join('; ') : 'the request was not accepted.';
+}
+
 if (require.main === module) {
+  const command = process.argv.slice(2).find((arg) => arg === 'export' || arg === 'import');
   main().then(
     (code) => process.exit(code),
     (err: unknown) => {
       if (err instanceof HttpError || err instanceof DomainError) {
-        const detail = err.body.detail ?? err.body.details ?? JSON.stringify(err.body);
-        process.stderr.write(`Import refused: ${Array.isArray(detail) ? detail.join(' ') : String(detail)}\n`);
+        process.stderr.write(`${command === 'export' ? 'Export' : 'Import'} refused: ${refusalSentence(err.body)}\n`);
       } else if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
         process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
       } else process.stderr.write(`doorlist: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -177,7 +177,8 @@ function responseConfigs(responses: Record<number, string | ResponseConfig>, isP
   out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
   if (!isPublic) {
     out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
-    if (access !== 'door') out['403'] ??= { description: MSG.roleNotAllowed, content: { 'application/json': { schema: DetailResponse } } };
+    const refusal = access === 'signed-in-manager' ? `${MSG.roleNotAllowed} (an API key: ${MSG.keysCannotManage})` : MSG.roleNotAllowed;
+    if (access !== 'door') out['403'] ??= { description: refusal, content: { 'application/json': { schema: DetailResponse } } };
   }
   return out;
 }

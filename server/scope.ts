@@ -41,7 +41,8 @@ function isManager(caller: Caller): boolean {
   return caller.isAdmin || caller.role === 'manager';
 }
 
-function allows(caller: Caller, access: Access): boolean {
+/** Whether the caller's role alone allows `access` (no scope, no ownership): also what GET /me tells a screen. */
+export function roleAllows(caller: Caller, access: Access): boolean {
   switch (access) {
     case 'door':
       return true;
@@ -67,7 +68,7 @@ export interface ScopeParams {
  * see but may not do answers 403.
  */
 export async function authorize(db: Conn, caller: Caller, access: Access, params: ScopeParams = {}): Promise<void> {
-  if (allows(caller, access)) return;
+  if (roleAllows(caller, access)) return;
   if (params.event_id !== undefined) await scopedEvent(db, caller, params.event_id);
   else if (params.group_id !== undefined) await requireGroup(db, caller, params.group_id);
   if (access === 'own-scan' && params.event_id !== undefined && params.checkin_id !== undefined) {

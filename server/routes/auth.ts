@@ -3,7 +3,8 @@ import { rateLimit } from 'express-rate-limit';
 import { deleteToken, findUserByUsername, insertToken } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../route';
 import { ForbiddenError, ValidationError } from '../errors';
-import { AuthRequest, AuthResponse } from '../schemas/auth';
+import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
+import { roleAllows } from '../scope';
 import { MSG } from '../../core/messages';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from '../secrets';
 
@@ -63,6 +64,25 @@ export function authRouter(deps: RouteDeps) {
       if (!user || !matches) throw new ValidationError({});
       return { status: 200, body: { token: await issueToken(deps, user.id) } };
     },
+  });
+
+  route({
+    method: 'get',
+    path: '/me',
+    summary: 'Who the token or key is: its kind, role and group, so a screen can hide what the role may not do',
+    tags: ['Authentication'],
+    access: 'door',
+    responses: { 200: { description: 'The caller', content: { 'application/json': { schema: Me } } } },
+    handler: async ({ caller }) => ({
+      status: 200,
+      body: {
+        kind: caller.kind,
+        role: caller.role,
+        is_admin: caller.isAdmin,
+        group_id: caller.groupId,
+        manages_access: roleAllows(caller, 'signed-in-manager'),
+      },
+    }),
   });
 
   route({

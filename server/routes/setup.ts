@@ -11,10 +11,17 @@ import { issueToken } from './auth';
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
 
-/** The socket's own peer address: no forwarded-for header can make a LAN request look local. */
+/**
+ * The socket's own peer address is loopback (no forwarded-for header can make a LAN request
+ * look local), and so is the address the browser asked for: a page whose own name was made to
+ * point at 127.0.0.1 (DNS rebinding) sends its own name as Host and is refused.
+ */
 function fromThisMachine(req: Request): boolean {
   const address = req.socket.remoteAddress ?? '';
-  return isLoopbackHost(address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address);
+  const peer = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  // 0.0.0.0 reaches this machine when typed on it (the server bound to every interface).
+  return isLoopbackHost(peer) && (isLoopbackHost(host) || host === '0.0.0.0');
 }
 
 /** First run: the door screen asks whether an administrator is still to be made, and makes one. */

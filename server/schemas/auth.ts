@@ -12,6 +12,16 @@ export const AuthRequest = z
 
 export const AuthResponse = z.object({ token: z.string() }).openapi('AuthResponse');
 
+export const Me = z
+  .object({
+    kind: z.enum(['user', 'key']),
+    role: RoleField,
+    is_admin: z.boolean(),
+    group_id: z.number().int().nullable(),
+    manages_access: z.boolean().describe('May manage keys, users and the group itself (a signed-in manager or an administrator).'),
+  })
+  .openapi('Me');
+
 export const ApiKeyCreate = z.object({ name: requiredText(255), role: RoleField.default(DEFAULT_ROLE) }).openapi('ApiKeyCreate');
 
 export const ApiKeyParams = z.object({

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { createApiKey, createGroup } from '../helpers/fixtures';
@@ -99,5 +104,135 @@ describe('POST /apps/api/auth rate limit', () => {
     const groupId = await createGroup(server);
     const key = await createApiKey(server, groupId);
     assert.equal((await server.get('/groups', { token: key })).status, 200);
+  });
+});
+
+describe('POST /apps/api/auth takes JSON only', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  it('answers a form post 415 without trying the password, so a web page cannot lock the sign-in', async () => {
+    for (let i = 0; i < 25; i++) {
+      const res = await server.request('POST', '/apps/api/auth', {
+        token: null,
+        rawBody: `username=admin&password=guess-${i}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.deepEqual([res.status, res.body], [415, { detail: MSG.jsonOnly }]);
+    }
+    const plain = await server.request('POST', '/apps/api/auth', { token: null, rawBody: JSON.stringify(ADMIN), headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual([plain.status, plain.body], [415, { detail: MSG.jsonOnly }]);
+    assert.equal((await server.post('/apps/api/auth', ADMIN, { token: null })).status, 200);
+  });
+});
+
+describe('sign-in timing', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  /** Median time of `n` failed sign-ins, in ms. */
+  async function medianFailure(username: string, n = 9): Promise<number> {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      const res = await server.post('/apps/api/auth', { username, password: `wrong-${i}` }, { token: null });
+      times.push(performance.now() - started);
+      assert.equal(res.status, 400);
+    }
+    return times.sort((a, b) => a - b)[Math.floor(n / 2)];
+  }
+
+  it('costs an unknown username the same scrypt as a known one (medians within 2x)', async () => {
+    await medianFailure('nobody-here', 2);
+    const known = await medianFailure(ADMIN.username);
+    const unknown = await medianFailure('nobody-here');
+    const ratio = Math.max(known, unknown) / Math.min(known, unknown);
+    assert.ok(ratio < 2, `known ${known.toFixed(1)} ms, unknown ${unknown.toFixed(1)} ms`);
+  });
+});
+
+describe('POST /apps/api/auth/logout', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  it('answers 204 and the token it carries stops working at once; other tokens keep working', async () => {
+    const token = (await server.post('/apps/api/auth', ADMIN, { token: null })).body.token;
+    assert.equal((await server.get('/groups', { token })).status, 200);
+    const res = await server.post('/apps/api/auth/logout/', undefined, { token });
+    assert.deepEqual([res.status, res.body], [204, '']);
+    const after = await server.get('/groups', { token });
+    assert.deepEqual([after.status, after.body], [401, { detail: MSG.sessionExpired }]);
+    assert.equal((await server.post('/apps/api/auth/logout', undefined, { token })).status, 401);
+    assert.equal((await server.get('/groups')).status, 200);
+  });
+
+  it('answers 403 to an API key, which only a manager revokes', async () => {
+    const key = await createApiKey(server, await createGroup(server));
+    const res = await server.post('/apps/api/auth/logout', undefined, { token: key });
+    assert.deepEqual([res.status, res.body], [403, { detail: MSG.keyCannotSignOut }]);
+    assert.equal((await server.get('/groups', { token: key })).status, 200);
+  });
+});
+
+describe('the auth cache under 20,000 spellings of one key', () => {
+  /** The n-th spelling of `Token <key>`: a different run of spaces and tabs, same key. */
+  const spelling = (n: number, key: string) => `Token ${n.toString(2).replace(/0/g, ' ').replace(/1/g, '\t')} ${key}${' '.repeat(n % 7)}`;
+
+  const rssMb = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+
+  it("answers every one and the server's memory stays flat (read from /proc)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-spellings-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts', '--port', '0'], {
+      cwd: path.resolve(__dirname, '..', '..'),
+      env: { ...process.env, DOORLIST_DB: path.join(dir, 'db.sqlite'), DOORLIST_ADMIN_USERNAME: ADMIN.username, DOORLIST_ADMIN_PASSWORD: ADMIN.password, DOORLIST_LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (line: string) => {
+          const match = /listening on (\S+)/.exec(line);
+          if (match) resolve(`${match[1]}/api/v1`);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+      });
+      const call = (method: string, url: string, authorization?: string, body?: unknown) =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const req = http.request(base + url, { method, agent, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : text }));
+          });
+          req.on('error', reject);
+          req.end(body === undefined ? undefined : JSON.stringify(body));
+        });
+      const token = (await call('POST', '/apps/api/auth', undefined, ADMIN)).body.token;
+      const groupId = (await call('POST', '/groups', `Token ${token}`, { name: 'Spellings' })).body.id;
+      const key = (await call('POST', `/groups/${groupId}/api_keys`, `Token ${token}`, { name: 'k' })).body.key;
+      // Warm up, then measure: the old cache kept one entry per spelling (about 9 KB each).
+      for (let n = 1; n <= 500; n++) await call('GET', '/groups', spelling(n, key));
+      const before = rssMb(child.pid!);
+      for (let n = 1; n <= 20_000; n += 8) {
+        const batch = await Promise.all(Array.from({ length: 8 }, (_, i) => call('GET', '/groups', spelling(n + i, key))));
+        for (const res of batch) assert.equal(res.status, 200);
+      }
+      const grown = rssMb(child.pid!) - before;
+      assert.ok(grown < 60, `RSS grew ${grown.toFixed(0)} MB`);
+    } finally {
+      agent.destroy();
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
