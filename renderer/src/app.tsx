@@ -1,7 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Api, apiRequest } from './api';
-import { useRole } from './console/access';
+import { managesEvents, useCaller } from './console/access';
 import { navigate, useHashPath } from './console/route';
 import { DoorScreen } from './components/door-screen';
 import { EventPicker } from './components/event-picker';
@@ -59,7 +59,7 @@ function useSetupNeeded(ask: boolean): boolean | undefined {
  */
 export function App() {
   const { t } = useTranslation('console');
-  const [presetKey] = useState(keyFromAddress);
+  const [presetKey, setPresetKey] = useState(keyFromAddress);
   const [token, setToken] = useState<string | null>(() => (presetKey ? null : localStorage.getItem(TOKEN_KEY)));
   const [event, setEvent] = useState<EventSummary | undefined>(savedEvent);
   const [notice, setNotice] = useState<string>();
@@ -87,12 +87,26 @@ export function App() {
     setNotice(detail);
   }, []);
 
+  // A QR code opened in a tab that already shows Doorlist changes only the hash.
+  useEffect(() => {
+    const onHash = () => {
+      const key = keyFromAddress();
+      if (!key) return;
+      setPresetKey(key);
+      setToken(null);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
   const api = useMemo(() => (token ? new Api(token, expired) : undefined), [token, expired]);
-  const role = useRole(api);
+  const caller = useCaller(api);
 
   const signedIn = (newToken: string, kind: TokenKind) => {
     localStorage.setItem(TOKEN_KEY, newToken);
     localStorage.setItem(TOKEN_KIND_KEY, kind);
+    // Taken once: signing out later must not sign the same key straight back in.
+    setPresetKey(undefined);
     setNotice(undefined);
     setToken(newToken);
   };
@@ -118,15 +132,16 @@ export function App() {
       );
     return <SignIn onSignedIn={signedIn} notice={notice} presetKey={presetKey} />;
   }
-  if (!role) return null;
+  if (!caller) return null;
 
-  const inConsole = path[0] === 'console' && role === 'manager';
+  const manager = managesEvents(caller);
+  const inConsole = path[0] === 'console' && manager;
   const door = !event ? (
     <EventPicker api={api} onPick={pickEvent} onSignOut={() => signOut()} />
   ) : (
     <DoorScreen key={event.id} api={api} event={event} onChangeEvent={() => pickEvent(undefined)} onSignOut={() => signOut()} />
   );
-  if (role === 'door') return door;
+  if (!manager) return door;
   return (
     <div className="shell">
       <nav className="app-bar" aria-label={t('nav.label')}>
@@ -141,6 +156,7 @@ export function App() {
         <Suspense fallback={null}>
           <ConsoleApp
             api={api}
+            caller={caller}
             path={path.slice(1)}
             onSignOut={() => signOut()}
             onOpenDoor={(picked) => {

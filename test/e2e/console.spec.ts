@@ -159,6 +159,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   const keyDialog = console_.dialog('New key: Phone at the side door');
   await keyDialog.getByLabel('Address phones open').fill('https://192.168.1.20:8788');
   await expect(keyDialog.getByRole('img', { name: 'QR code that signs a phone in with this key' })).toBeVisible();
+  const doorKey = await keyDialog.getByRole('textbox', { name: 'Key' }).inputValue();
   await console_.screenshot('console-keys-and-users');
   await page.keyboard.press('Escape');
 
@@ -173,6 +174,12 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   const doorToken = await page.evaluate(() => localStorage.getItem('doorlist.token'));
   const refused = await server.request('POST', '/groups', { name: 'Not allowed' }, doorToken);
   expect(refused).toEqual({ status: 403, body: { detail: 'Your role does not allow this.' } });
+
+  // The QR code's address signs a phone in with the door key: the door, no console.
+  await page.goto(`${server.url}/#key=${encodeURIComponent(doorKey)}`);
+  await expect(new EventPickerPage(page).heading()).toBeVisible();
+  expect(await page.evaluate(() => [localStorage.getItem('doorlist.token'), window.location.hash])).toEqual([doorKey, '']);
+  await expect(page.getByRole('link', { name: 'Console' })).toHaveCount(0);
 });
 
 test('a second empty laptop imports the event file exported by the first, from the screen, and scans', async ({ page }) => {

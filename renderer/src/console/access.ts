@@ -1,28 +1,29 @@
 import { useEffect, useState } from 'react';
+import type { z } from 'zod';
 import type { Api } from '../api';
+import type { Me } from '../../../server/schemas/auth';
 
-/** What the signed-in caller may do: `manager` sets events up, `door` only scans (DESIGN "Roles"). */
-export type Role = 'manager' | 'door';
+/** Who is signed in, as GET /me says: kind, role, group, and whether they manage keys and users. */
+export type Caller = z.output<typeof Me>;
 
-/**
- * The server is the judge of a role. The role is checked before the body is read, so an empty
- * group create answers a door 403 and a manager 400 (the missing name): nothing is written,
- * and the screen learns what to hide without an endpoint of its own.
- */
-export function useRole(api: Api | undefined): Role | undefined {
-  const [role, setRole] = useState<Role>();
+/** The server's word on the caller, asked once per sign-in, so the screen hides what the role may not do. */
+export function useCaller(api: Api | undefined): Caller | undefined {
+  const [caller, setCaller] = useState<Caller>();
   useEffect(() => {
-    setRole(undefined);
+    setCaller(undefined);
     if (!api) return;
     let live = true;
-    api
-      .request('POST', '/groups', {})
-      .then((answer) => live && setRole(answer.status === 403 ? 'door' : 'manager'))
+    api.get<Caller>('/me').then(
+      (me) => live && setCaller(me),
       // Offline at start: the door works offline, the console waits for the server.
-      .catch(() => live && setRole('door'));
+      () => live && setCaller({ kind: 'key', role: 'door', is_admin: false, group_id: null, manages_access: false }),
+    );
     return () => {
       live = false;
     };
   }, [api]);
-  return role;
+  return caller;
 }
+
+/** Sets events up: a manager (user or key) or an administrator. */
+export const managesEvents = (caller: Caller) => caller.is_admin || caller.role === 'manager';

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
 import { LANGUAGES, setLanguage, type Language } from '../i18n';
 import type { EventSummary } from '../types';
+import type { Caller } from './access';
 import { AccessPage } from './access-page';
 import { EventPage } from './event-page';
 import { EventsPage } from './events-page';
@@ -14,7 +15,7 @@ const PAGES = ['groups', 'events', 'access'] as const;
  * The organiser's console: groups, events and everything under them, keys and users. `path` is
  * the address after `#/console/`.
  */
-export function ConsoleApp({ api, path, onSignOut, onOpenDoor }: { api: Api; path: string[]; onSignOut: () => void; onOpenDoor: (event: EventSummary) => void }) {
+export function ConsoleApp({ api, caller, path, onSignOut, onOpenDoor }: { api: Api; caller: Caller; path: string[]; onSignOut: () => void; onOpenDoor: (event: EventSummary) => void }) {
   const { t, i18n } = useTranslation('console');
   const [page = 'groups', id, sub] = path;
   const number = (value: string | undefined) => (value && /^\d+$/.test(value) ? Number(value) : undefined);
@@ -23,13 +24,13 @@ export function ConsoleApp({ api, path, onSignOut, onOpenDoor }: { api: Api; pat
   if (page === 'events' && id === 'group') content = <EventsPage api={api} groupId={number(sub)} />;
   else if (page === 'events' && number(id)) content = <EventPage key={id} api={api} eventId={number(id)!} tab={sub} onOpenDoor={onOpenDoor} />;
   else if (page === 'events') content = <EventsPage api={api} />;
-  else if (page === 'access') content = <AccessPage api={api} groupId={number(id)} />;
-  else content = <GroupsPage api={api} />;
+  else if (page === 'access' && caller.manages_access) content = <AccessPage api={api} groupId={number(id) ?? caller.group_id ?? undefined} />;
+  else content = <GroupsPage api={api} caller={caller} />;
 
   return (
     <div className="console">
       <nav className="console-nav" aria-label={t('nav.console')}>
-        {PAGES.map((key) => (
+        {PAGES.filter((key) => key !== 'access' || caller.manages_access).map((key) => (
           <a key={key} href={consoleHref(key)} className={page === key ? 'console-link active' : 'console-link'} aria-current={page === key ? 'page' : undefined}>
             {t(`nav.${key}`)}
           </a>

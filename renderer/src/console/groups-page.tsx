@@ -7,6 +7,7 @@ import { RecordDialog, type FieldSpec } from './record-section';
 import { consoleHref } from './route';
 import { useList } from './use-list';
 import type { GroupRecord } from './wire';
+import type { Caller } from './access';
 
 /** Groups as a tree: each top-level group with its sub-groups under it. */
 function ordered(groups: GroupRecord[]): { group: GroupRecord; depth: number }[] {
@@ -17,7 +18,8 @@ function ordered(groups: GroupRecord[]): { group: GroupRecord; depth: number }[]
   return walk(null, 0);
 }
 
-export function GroupsPage({ api }: { api: Api }) {
+/** Editing a group is for those who manage access (its settings are the group's own, DESIGN "Identity"). */
+export function GroupsPage({ api, caller }: { api: Api; caller: Caller }) {
   const { t } = useTranslation('console');
   const { items, error, reload } = useList<GroupRecord>(api, '/groups');
   const [editing, setEditing] = useState<{ group?: GroupRecord; parent?: GroupRecord }>();
@@ -58,15 +60,19 @@ export function GroupsPage({ api }: { api: Api }) {
                 <a className="button" href={consoleHref('events', 'group', group.id)}>
                   {t('groups.events')}
                 </a>
-                <a className="button" href={consoleHref('access', group.id)}>
-                  {t('groups.access')}
-                </a>
+                {caller.manages_access && (
+                  <a className="button" href={consoleHref('access', group.id)}>
+                    {t('groups.access')}
+                  </a>
+                )}
                 <button type="button" onClick={() => setEditing({ parent: group })}>
                   {t('groups.addSub')}
                 </button>
-                <button type="button" onClick={() => setEditing({ group })}>
-                  {t('edit')}
-                </button>
+                {caller.manages_access && (
+                  <button type="button" onClick={() => setEditing({ group })}>
+                    {t('edit')}
+                  </button>
+                )}
               </div>
             </li>
           ))}
