@@ -68,6 +68,29 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await expect(page.getByRole('table')).toContainText('General admission');
   await console_.screenshot('console-registration-types');
 
+  await console_.tab('Questions');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  const questionForm = console_.dialog('Add question');
+  await questionForm.getByLabel('Question', { exact: true }).fill('Meal?');
+  await questionForm.getByLabel('Choices (one per line)').fill('Fish\nVeggie');
+  await questionForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('table')).toContainText('Fish · Veggie');
+  await console_.screenshot('console-questions');
+
+  // Duplicate, and give the copy its own name.
+  await page.getByRole('button', { name: 'Duplicate' }).click();
+  await expect(page.getByRole('status')).toContainText('Copy created:');
+  await page.getByRole('status').getByRole('link').click();
+  await page.getByRole('button', { name: 'Edit', exact: true }).click();
+  const copyForm = console_.dialog(`Edit ${EVENT}`);
+  await copyForm.getByLabel('Name').fill('Winter Fair');
+  await copyForm.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByRole('heading', { name: 'Winter Fair' })).toBeVisible();
+  await console_.nav('Events');
+  await expect(page.getByRole('table')).toContainText('Winter Fair');
+  await console_.screenshot('console-events');
+  await page.getByRole('link', { name: EVENT }).click();
+
   await console_.tab('Sessions');
   await page.getByRole('button', { name: 'Add session' }).click();
   const sessionForm = console_.dialog('Add session');
@@ -117,6 +140,14 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await console_.tab('Event file');
   await console_.screenshot('console-event-file');
   await console_.tab('Promotion codes');
+  await page.getByRole('button', { name: 'Add promotion code' }).click();
+  const codeForm = console_.dialog('Add promotion code');
+  await codeForm.getByLabel('Code', { exact: true }).fill('EARLY');
+  await codeForm.getByLabel('Discount', { exact: true }).fill('10');
+  await codeForm.getByLabel('Uses', { exact: true }).fill('50');
+  await codeForm.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('table')).toContainText('EARLY');
+  await expect(page.getByRole('table')).toContainText('0 / 50');
   await console_.screenshot('console-promotion-codes');
 
   // The door is one click away.

@@ -11,7 +11,7 @@ import { consoleHref } from './route';
 import { toFormDatetime, useList } from './use-list';
 import type { EventRecord, GroupRecord } from './wire';
 
-export const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'csv', 'file'] as const;
+const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'csv', 'file'] as const;
 type EventTab = (typeof EVENT_TABS)[number];
 const TAB_KEYS: Record<EventTab, string> = {
   'registration-types': 'registrationTypes',

@@ -69,9 +69,11 @@ export function RecordDialog({ title, fields, initial, send, onDone, onClose, su
   submitLabel: string;
 }) {
   const { form, formError, submitWith } = useServerForm<Values>({ defaultValues: initial });
+  // Only the form's own fields are sent (an edited record also carries id, created...).
+  const sendFields = (values: Values) => send(Object.fromEntries(fields.map((f) => [f.name, values[f.name]])));
   return (
     <Dialog title={title} onClose={onClose} wide>
-      <form className="form record-form" onSubmit={submitWith(send, onDone)} noValidate>
+      <form className="form record-form" onSubmit={submitWith(sendFields, onDone)} noValidate>
         <div className="field-grid">
           {fields.map((spec) => (
             <FieldInput key={spec.name} form={form} spec={spec} />
@@ -87,7 +89,7 @@ export function RecordDialog({ title, fields, initial, send, onDone, onClose, su
  * A resource of an event as a table with add, edit and delete where the API has them. Forms
  * are drawn from `fields`; `toBody` and `toForm` translate between form values and the API.
  */
-export function RecordSection<T extends { id: number }>({ api, path, title, noun, columns, fields, blank, toBody = withoutBlanks, toForm, editable, deletable, actions }: {
+export function RecordSection<T extends { id: number }>({ api, path, title, noun, columns, fields, blank, toBody = withoutBlanks, toForm, editable, deletable }: {
   api: Api;
   path: string;
   title: string;
@@ -99,7 +101,6 @@ export function RecordSection<T extends { id: number }>({ api, path, title, noun
   toForm?: (record: T) => Values;
   editable?: boolean;
   deletable?: boolean;
-  actions?: (record: T, reload: () => void) => ReactNode;
 }) {
   const { t } = useTranslation('console');
   const { items, error, reload } = useList<T>(api, path);
@@ -142,18 +143,19 @@ export function RecordSection<T extends { id: number }>({ api, path, title, noun
                   {columns.map((c) => (
                     <td key={c.label}>{c.cell(record)}</td>
                   ))}
-                  <td className="row-actions">
-                    {actions?.(record, reload)}
-                    {editable && (
-                      <button type="button" onClick={() => setEditing(record)}>
-                        {t('edit')}
-                      </button>
-                    )}
-                    {deletable && (
-                      <button type="button" className="danger" onClick={() => void remove(record)}>
-                        {t('delete')}
-                      </button>
-                    )}
+                  <td>
+                    <div className="row-actions">
+                      {editable && (
+                        <button type="button" onClick={() => setEditing(record)}>
+                          {t('edit')}
+                        </button>
+                      )}
+                      {deletable && (
+                        <button type="button" className="danger" onClick={() => void remove(record)}>
+                          {t('delete')}
+                        </button>
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -4,7 +4,7 @@
  * in the browser bundle, so forms validate on the server and show its field errors.
  */
 import type { z } from 'zod';
-import type { Group, GroupCreate } from '../../../server/schemas/groups';
+import type { Group } from '../../../server/schemas/groups';
 import type { Event, EventCreate } from '../../../server/schemas/events';
 import type { RegistrationType } from '../../../server/schemas/registration-types';
 import type { CustomQuestion } from '../../../server/schemas/custom-questions';
@@ -18,7 +18,6 @@ import type { User } from '../../../server/schemas/users';
 import type { GuestsCsvImportResult } from '../../../server/schemas/guests-csv';
 
 export type GroupRecord = z.output<typeof Group>;
-export type GroupInput = z.input<typeof GroupCreate>;
 export type EventRecord = z.output<typeof Event>;
 export type EventInput = z.input<typeof EventCreate>;
 export type RegistrationTypeRecord = z.output<typeof RegistrationType>;
