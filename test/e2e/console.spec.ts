@@ -54,6 +54,10 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   const eventForm = console_.dialog('Add event');
   await eventForm.getByLabel('Name').fill(EVENT);
   await eventForm.getByRole('combobox', { name: 'Timezone' }).fill('Europe/Amsterdam');
+  const startsCalendar = eventForm.getByRole('button', { name: 'Pick a date for Starts' });
+  await startsCalendar.click();
+  await console_.screenshot('console-event-calendar');
+  await startsCalendar.click();
   await console_.pickDay(eventForm, 'Starts', 10, '18:00');
   await console_.pickDay(eventForm, 'Ends', 11, '02:00');
   await console_.screenshot('console-event-form');

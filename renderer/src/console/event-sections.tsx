@@ -71,7 +71,7 @@ export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }
       columns={[
         { label: t('fields.question'), cell: (r) => r.question },
         { label: t('fields.kind'), cell: (r) => t(`questionKinds.${r.type}`) },
-        { label: t('fields.choices'), cell: (r) => r.choices.map((c) => c.answer).join(' · ') },
+        { label: t('fields.choiceList'), cell: (r) => r.choices.map((c) => c.answer).join(' · ') },
       ]}
     />
   );

@@ -157,7 +157,7 @@ export function DateTimeField<T extends FieldValues>({ form, name, label, requir
         const selected = match ? new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : undefined;
         const time = /T(\d\d:\d\d)/.exec(value)?.[1] ?? '09:00';
         return (
-          <div className="field datetime">
+          <div className={open ? 'field datetime open' : 'field datetime'}>
             <label>
               <span className={required ? 'required' : undefined}>{label}</span>
               <input value={value} onChange={field.onChange} onBlur={field.onBlur} name={field.name} placeholder="YYYY-MM-DDThh:mm" spellCheck={false} aria-invalid={!!error} />
