@@ -133,10 +133,18 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await expect(page.getByText('Guests: 297')).toBeVisible();
   await page.getByRole('searchbox').fill('guest42@');
   await expect(page.getByText('Guests: 1')).toBeVisible();
+  // An answer to the event's question, kept; then the guest deactivated.
   await page.getByRole('button', { name: 'Guest42 Person42' }).click();
-  await expect(console_.dialog('Guest42 Person42')).toBeVisible();
+  const guest42 = console_.dialog('Guest42 Person42');
+  await guest42.getByLabel('Meal?').selectOption({ label: 'Fish' });
+  await guest42.getByRole('button', { name: 'Save changes' }).click();
+  await expect(guest42).toBeHidden();
+  await page.getByRole('button', { name: 'Guest42 Person42' }).click();
+  await expect(guest42.getByLabel('Meal?').locator('option:checked')).toHaveText('Fish');
   await console_.screenshot('console-guest');
-  await page.keyboard.press('Escape');
+  await guest42.getByRole('button', { name: 'Deactivate' }).click();
+  await expect(guest42).toBeHidden();
+  await expect(page.locator('.guest-tr', { hasText: 'Guest42 Person42' })).toContainText('Inactive');
   await page.getByRole('searchbox').fill('');
   await expect(page.getByText('Guests: 297')).toBeVisible();
   await console_.screenshot('console-guests');
