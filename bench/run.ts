@@ -22,6 +22,7 @@ import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } fro
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
+import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
 
@@ -56,7 +57,7 @@ const SECTIONS: Section[] = [
         { baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount, serverCpuMs: ctx.server.cpuMs, serverMainThreadCpuMs: ctx.server.mainThreadCpuMs },
         ctx.log,
       );
-      ctx.scanned = warmup + amount;
+      ctx.scanned = checkin.scanned;
       const ratio = round(checkin.result.requestsPerSecond / floor.result.requestsPerSecond);
       return [
         ...floor.metrics,
@@ -70,6 +71,14 @@ const SECTIONS: Section[] = [
           unit: 'ratio',
         },
       ];
+    },
+  },
+  {
+    name: 'beside',
+    async run(ctx) {
+      const beside = await benchScanBesideReads({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned }, ctx.log);
+      ctx.scanned += beside.scanned;
+      return beside.metrics;
     },
   },
   {

@@ -89,7 +89,6 @@ export const MSG = {
   checkinNotFound: 'Check-in not found.',
   oneScanTarget: 'Send exactly one of barcode, nfc_tag or guest_id.',
   invalidDirection: 'Invalid direction; valid: in, out',
-  scanUidUsedElsewhere: 'This scan uid was already used for another event.',
   apiKeyNotFound: 'API key not found.',
   notFound: 'Not found.',
   malformedJson: 'Malformed JSON in the request body.',

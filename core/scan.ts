@@ -1,3 +1,5 @@
+import { MSG } from './messages';
+
 /** The scan's vocabulary, shared by the rules, the database and the wire. */
 export const CHECKIN_DIRECTIONS = ['in', 'out'] as const;
 export type CheckinDirection = (typeof CHECKIN_DIRECTIONS)[number];
@@ -14,3 +16,39 @@ export const SCAN_STATUS = {
   notRegistered: 'not_registered',
 } as const;
 export type ScanStatus = (typeof SCAN_STATUS)[keyof typeof SCAN_STATUS];
+
+/** The answers that turn a guest away: every other answer records a check-in. */
+export type ScanRefusal = Exclude<ScanStatus, typeof SCAN_STATUS.checkedIn | typeof SCAN_STATUS.checkedOut>;
+
+/** Where the guest stands at the door being scanned (the event's, or a session's). */
+export interface DoorState {
+  inactive: boolean;
+  /** When the standing in-scan happened; null when the guest is not in. */
+  inSince: string | null;
+}
+
+/**
+ * The door's rule for a known guest: the refusal, or undefined to let the scan through. A
+ * guest made inactive while inside can still be let out.
+ */
+export function doorRefusal(direction: CheckinDirection, state: DoorState): ScanRefusal | undefined {
+  if (direction === 'in' && state.inactive) return SCAN_STATUS.inactive;
+  if (direction === 'in' && state.inSince !== null) return SCAN_STATUS.alreadyCheckedIn;
+  if (direction === 'out' && state.inSince === null) return SCAN_STATUS.notCheckedIn;
+  return undefined;
+}
+
+/** The status of an accepted scan. */
+export function acceptedStatus(direction: CheckinDirection): typeof SCAN_STATUS.checkedIn | typeof SCAN_STATUS.checkedOut {
+  return direction === 'in' ? SCAN_STATUS.checkedIn : SCAN_STATUS.checkedOut;
+}
+
+/** The `details` wording of each refusal. */
+export const REFUSAL_MESSAGE: Record<ScanRefusal, string> = {
+  [SCAN_STATUS.alreadyCheckedIn]: MSG.guestAlreadyCheckedIn,
+  [SCAN_STATUS.notCheckedIn]: MSG.guestNotCheckedIn,
+  [SCAN_STATUS.notFound]: MSG.guestNotFound,
+  [SCAN_STATUS.inactive]: MSG.guestInactive,
+  [SCAN_STATUS.sessionFull]: MSG.sessionFull,
+  [SCAN_STATUS.notRegistered]: MSG.guestNotRegisteredForSession,
+};

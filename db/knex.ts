@@ -8,29 +8,77 @@ export type Trx = Knex.Transaction;
 /** Repositories take either the database or an open transaction. */
 export type Conn = Knex | Knex.Transaction;
 
+type RawSqlite = { exec(sql: string, cb: (err: Error | null) => void): void };
+
+/** Runs the connection's pragmas before knex hands it out. */
+function pragmas(sql: string) {
+  return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) => conn.exec(sql, (err) => done(err, conn));
+}
+
+// How long a statement waits for another process's write lock before SQLITE_BUSY. Writes are
+// short (a scan is a few milliseconds, an import stages outside its visible write), so a
+// wait this long means something is stuck, not busy.
+const BUSY_TIMEOUT_MS = 5000;
+
+type TransactionClass = new (client: unknown, ...args: unknown[]) => { query(conn: unknown, sql: string): Promise<unknown> };
+// knex's own SQLite transaction, to change how a transaction begins (and nothing else).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const SqliteTransaction: TransactionClass = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction');
+
 /**
- * Builds knex over one SQLite file. A single pooled connection serialises every
- * statement, so concurrent requests queue instead of meeting SQLITE_BUSY, and WAL
- * lets that one writer commit without blocking readers in other processes.
+ * Every transaction of the writer takes the write lock when it begins (BEGIN IMMEDIATE), so
+ * it waits for another process's write under busy_timeout. A plain BEGIN reads first, and
+ * SQLite then refuses its first write at once (SQLITE_BUSY, no waiting) whenever another
+ * process holds the lock or has committed since: a scan would fail instead of queueing.
+ */
+class ImmediateTransaction extends SqliteTransaction {
+  begin(conn: unknown) {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
+}
+
+/**
+ * Builds knex over one SQLite file for writes, and the reads that decide them. A single
+ * pooled connection serialises this process's writes, so they queue in order instead of
+ * meeting each other's locks; other processes on the same file wait up to BUSY_TIMEOUT_MS
+ * for the lock (see ImmediateTransaction). WAL lets readers (createReadDb, other processes)
+ * read while it writes.
  */
 export function createDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-        // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
-        conn.exec(
-          'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
-          (err) => done(err, conn),
-        );
-      },
+      // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
+      afterCreate: pragmas(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`),
     },
     migrations: { migrationSource },
+  });
+  // On this instance's client only, so it stays knex's 'sqlite3' client in every other respect.
+  const client = db.client as { transaction: (...args: unknown[]) => unknown };
+  client.transaction = (...args: unknown[]) => new ImmediateTransaction(client, ...args);
+  return db;
+}
+
+// Two: a long export and the door screens' stats polls do not queue behind each other.
+const READ_CONNECTIONS = 2;
+
+/**
+ * Read-only connections to the same file (after createDb has made it WAL): lists, stats and
+ * exports run here, so a scan never waits for them, and each statement (or read transaction)
+ * sees a snapshot of everything committed when it began. query_only makes a write here fail
+ * rather than compete with the writer.
+ */
+export function createReadDb(file: string): Db {
+  return knex({
+    client: 'sqlite3',
+    connection: { filename: file },
+    useNullAsDefault: true,
+    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: pragmas(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
   });
 }
 

@@ -12,7 +12,7 @@ import { createRegistry, openApiDocument } from './openapi';
 import { deferBodyErrors, type RouteDeps } from './route';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
-import { checkinsRouter, scanFastPath, scanFirst } from './routes/checkins';
+import { checkinsRouter } from './routes/checkins';
 import { eventFilesRouter } from './routes/event-files';
 import { guestsCsvRouter } from './routes/guests-csv';
 import { eventsRouter } from './routes/events';
@@ -36,25 +36,26 @@ const JSON_LIMIT = '1mb';
 
 export interface AppOptions {
   db: Db;
+  /** The read connection (see RouteDeps); the writer itself where there is no file to share (`:memory:`). */
+  readDb?: Db;
   config: Config;
   logger: Logger;
   /** Built door screen to serve at `/`; skipped when the folder does not exist. */
   rendererDir?: string;
 }
 
-export function createApp({ db, config, logger, rendererDir }: AppOptions) {
+// Secrets never reach a log: the token of every request line and of every error line logged with it.
+const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+export function createApp({ db, readDb = db, config, logger, rendererDir }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, config, registry, auth, mailer };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer };
 
   const app = express();
   app.disable('x-powered-by');
-  // The door's scan, ahead of the request logger and body parsers (it logs and parses itself);
-  // `listener` runs it before Express altogether (scanFirst), Express then gets what it declines.
-  const scan = scanFastPath(deps, logger);
-  app.use(scan);
-  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
+  app.use(pinoHttp({ logger: logger.child({}, { redact: REDACTED }), autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
@@ -75,5 +76,5 @@ export function createApp({ db, config, logger, rendererDir }: AppOptions) {
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps, listener: scanFirst(scan, app) };
+  return { app, deps };
 }

@@ -5,9 +5,28 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+// `scheme://...` is a database URL, never a file name (a drive letter `C:\` has no `//`).
+const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql']);
+
+/** DOORLIST_DB: a SQLite file path. PostgreSQL URLs are the next step; any other URL is a mistake. */
+const databaseSetting = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    const scheme = URL_SCHEME.exec(value)?.[1].toLowerCase();
+    if (scheme === undefined) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: POSTGRES_SCHEMES.has(scheme)
+        ? 'PostgreSQL is not supported yet; give the path of a SQLite file'
+        : `${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`,
+    });
+  });
+
 const ConfigSchema = z
   .object({
-    db: z.string().min(1),
+    db: databaseSetting,
     host: z.string().min(1),
     port: z.coerce.number().int().min(0).max(65535),
     httpsPort: z.coerce.number().int().min(0).max(65535),

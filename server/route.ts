@@ -12,7 +12,10 @@ import { MSG } from '../core/messages';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
+  /** Writes and the reads that decide them (one connection on SQLite: writes never wait on each other's locks). */
   db: Db;
+  /** Long or frequent reads (lists, stats, exports): their own connection, each a snapshot of what is committed. */
+  readDb: Db;
   config: Config;
   registry: OpenAPIRegistry;
   auth: Authenticator;

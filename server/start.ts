@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { createDb, migrateLatest, type Db } from '../db/knex';
+import { createDb, createReadDb, migrateLatest, type Db } from '../db/knex';
 import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
 import type { Config } from './config';
@@ -50,7 +50,8 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   const db = createDb(config.db);
   await migrateLatest(db);
   await ensureAdmin(db, config);
-  const { listener: app, deps } = createApp({ db, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  const readDb = createReadDb(config.db);
+  const { app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   try {
@@ -60,6 +61,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     });
   } catch (err) {
     // A taken port must not leave the database open behind a failed start (the app retries).
+    await readDb.destroy();
     await db.destroy();
     throw err;
   }
@@ -88,6 +90,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
       await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await readDb.destroy();
       await db.destroy();
     },
   };

@@ -4,6 +4,7 @@ import * as guestListOrderIndex from './20261122010000_guest_list_order_index';
 import * as statsGuestIndexes from './20261123000000_stats_guest_indexes';
 import * as statsCheckinIndexes from './20261123010000_stats_checkin_indexes';
 import * as dropGuestCheckedInIndex from './20261123020000_drop_guest_checked_in_index';
+import * as scanUidsPerEvent from './20261123030000_scan_uids_per_event';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
 
 /**
@@ -16,6 +17,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123000000_stats_guest_indexes': statsGuestIndexes,
   '20261123010000_stats_checkin_indexes': statsCheckinIndexes,
   '20261123020000_drop_guest_checked_in_index': dropGuestCheckedInIndex,
+  '20261123030000_scan_uids_per_event': scanUidsPerEvent,
   '20261123160000_roles_and_first_run': rolesAndFirstRun,
 };
 

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Conn, Db, Trx } from '../knex';
-import { isUniqueViolation } from '../records';
+import type { Conn, Trx } from '../knex';
 import { nowIso, toApiDatetime } from '../../core/time';
-import type { GroupScope } from './groups';
-import { REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
-import { ValidationError } from '../../core/errors';
+import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
+import { NotFoundError } from '../../core/errors';
 import { MSG } from '../../core/messages';
-import { SCAN_STATUS, type CheckinDirection } from '../../core/scan';
+import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
 
 export interface CheckinRow {
   id: number;
@@ -22,7 +20,7 @@ export interface CheckinRow {
   modified: string;
 }
 
-/** A list record: undone scans stay listed (flagged) so a delta sync learns about the undo. */
+/** A list record; an undone scan carries its `undone_at`. */
 export function toCheckin(row: CheckinRow) {
   return {
     id: row.id,
@@ -41,6 +39,8 @@ export function toCheckin(row: CheckinRow) {
 export interface CheckinListFilter {
   guestId?: number;
   sessionId?: number;
+  /** Undone scans too: asked for, or implied by a delta (a syncing client must learn of the undo). */
+  includeUndone?: boolean;
 }
 
 export async function listCheckins(db: Conn, eventId: number, filter: CheckinListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
@@ -48,6 +48,7 @@ export async function listCheckins(db: Conn, eventId: number, filter: CheckinLis
   if (filter.guestId !== undefined) base.where({ guest_id: filter.guestId });
   if (filter.sessionId !== undefined) base.where({ session_id: filter.sessionId });
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
+  if (!filter.includeUndone && !page.modifiedSince) base.whereNull('undone_at');
   const [{ count }] = await base.clone().count({ count: '*' });
   const rows = await base.clone().orderBy('id').limit(page.limit).offset(page.offset);
   return { count: Number(count), rows: rows as CheckinRow[] };
@@ -71,24 +72,22 @@ async function recomputeGuestState(trx: Trx, eventId: number, guestId: number, n
 
 /**
  * Undoes a mistaken scan: the row stays (so the undo travels in event files and delta syncs)
- * and is marked; the guest's state is recomputed in the same transaction. False if unknown.
+ * and is marked by compare-and-set, so of two undos exactly one counts; the guest's state is
+ * recomputed in the same transaction. False if unknown or undone already.
  */
 export async function undoCheckin(trx: Trx, eventId: number, checkinId: number): Promise<boolean> {
-  const row = await trx<CheckinRow>('checkins').where({ id: checkinId, event_id: eventId }).whereNull('undone_at').first();
-  if (!row) return false;
   const now = nowIso();
-  await trx('checkins').where({ id: row.id }).update({ undone_at: now, modified: now });
-  if (row.session_id === null) await recomputeGuestState(trx, eventId, row.guest_id, now);
+  const changed = await trx('checkins').where({ id: checkinId, event_id: eventId }).whereNull('undone_at').update({ undone_at: now, modified: now });
+  if (changed !== 1) return false;
+  const row = await trx<CheckinRow>('checkins').where({ id: checkinId }).first('guest_id', 'session_id');
+  if (row!.session_id === null) await recomputeGuestState(trx, eventId, row!.guest_id, now);
   return true;
 }
 
 // ---------------------------------------------------------------------------------------
-// Scanning: the door's hot path
+// Scanning: one transaction per scan
 
 export interface ScanInput {
-  eventId: number;
-  /** The caller's groups (null: all). The scan checks the event's scope itself, see ScanDesk. */
-  scope: GroupScope;
   barcode?: string;
   nfcTag?: string;
   guestId?: number;
@@ -102,11 +101,10 @@ export interface ScanInput {
   scannedBy?: string;
 }
 
-export interface ScanReply {
-  status: number;
+/** A scan's answer in the domain's terms: its status (see core/scan.ts) and the body the door sees. */
+export interface ScanOutcome {
+  status: ScanStatus;
   body: Record<string, unknown>;
-  /** `body` as JSON text when the desk has it already (the remembered answer), so it is serialised once. */
-  json?: string;
 }
 
 interface ScanGuestRow {
@@ -118,25 +116,17 @@ interface ScanGuestRow {
   registration_type_id: number;
   registration_type_name: string;
   barcode: string;
-  nfc_tag: string | null;
   objstatus: number;
   checked_in_at: string | null;
 }
 
 interface ScanSessionRow {
   id: number;
-  access_control: number;
-  auto_registration: number;
-  capacity: number;
-  overbook_capacity: number;
+  access_control: number | boolean;
+  auto_registration: number | boolean;
 }
 
-interface ReplyRow {
-  uid: string;
-  event_id: number;
-  status_code: number;
-  body: string;
-}
+const GUEST_INACTIVE = 2;
 
 /** Who is standing at the door. */
 function toScanGuest(row: ScanGuestRow) {
@@ -152,463 +142,172 @@ function toScanGuest(row: ScanGuestRow) {
   };
 }
 
-const GUEST_COLUMNS = `g.id, g.first_name, g.last_name, g.email, g.company, g.registration_type_id, rt.name AS registration_type_name,
-  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at
-  FROM guests g JOIN registration_types rt ON rt.id = g.registration_type_id`;
-
-const GUEST_JSON = `json_array(g.id, g.first_name, g.last_name, g.email, g.company, g.registration_type_id, rt.name,
-  g.barcode, g.nfc_tag, g.objstatus, g.checked_in_at)`;
-// CROSS JOIN keeps the scanned values the outer loop: one index lookup per value, never a
-// scan of the event's guests (which the planner picks for an empty id list otherwise).
-const GUESTS_JSON = (column: string, param: string) =>
-  `(SELECT json_group_array(${GUEST_JSON}) FROM json_each(${param}) AS v
-    CROSS JOIN guests g ON g.event_id = ?1 AND g.${column} = v.value
-    JOIN registration_types rt ON rt.id = g.registration_type_id)`;
-
-/**
- * Everything a batch of event-door scans needs to be decided, in ONE statement: the event (for
- * its scope), the remembered answers of the batch's uids, the scanned guests by barcode, NFC
- * tag and id, and the last check-in id handed out.
- */
-const DOOR_READ = `SELECT json_object(
-  'event', (SELECT json_array(id, group_id) FROM events WHERE id = ?1),
-  'replies', (SELECT json_group_array(json_array(uid, event_id, status_code, body)) FROM scan_replies
-    WHERE uid IN (SELECT value FROM json_each(?2))),
-  'by_barcode', ${GUESTS_JSON('barcode', '?3')},
-  'by_nfc_tag', ${GUESTS_JSON('nfc_tag', '?4')},
-  'by_id', ${GUESTS_JSON('id', '?5')},
-  'last_id', COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'checkins'), (SELECT MAX(id) FROM checkins), 0)
-) AS batch`;
-
-// Every statement of the hot path, prepared once per connection.
-const SQL = {
-  event: 'SELECT id, group_id FROM events WHERE id = ?',
-  reply: 'SELECT uid, event_id, status_code, body FROM scan_replies WHERE uid = ?',
-  guestByBarcode: `SELECT ${GUEST_COLUMNS} WHERE g.event_id = ? AND g.barcode = ?`,
-  guestByNfcTag: `SELECT ${GUEST_COLUMNS} WHERE g.event_id = ? AND g.nfc_tag = ?`,
-  guestById: `SELECT ${GUEST_COLUMNS} WHERE g.event_id = ? AND g.id = ?`,
-  session: 'SELECT id, access_control, auto_registration, capacity, overbook_capacity FROM sessions WHERE id = ? AND event_id = ?',
-  lastSessionScan: `SELECT direction, scanned_at FROM checkins
-    WHERE event_id = ? AND guest_id = ? AND session_id = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1`,
-  registered: 'SELECT 1 AS yes FROM session_registrations WHERE session_id = ? AND guest_id = ?',
-  insertCheckin: `INSERT INTO checkins (uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station, scanned_by)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  checkinByUid: 'SELECT * FROM checkins WHERE uid = ?',
-  doorRead: DOOR_READ,
-  guestState: 'UPDATE guests SET checked_in_at = ?, modified = ? WHERE id = ?',
-  insertReply: 'INSERT INTO scan_replies (uid, created, modified, event_id, status_code, body) VALUES (?, ?, ?, ?, ?, ?)',
-} as const;
-
-type SqlName = keyof typeof SQL;
-
-interface RawStatement {
-  all(params: unknown[], cb: (err: Error | null, rows: unknown[]) => void): void;
-}
-interface RawConnection {
-  prepare(sql: string): RawStatement;
-  exec(sql: string, cb: (err: Error | null) => void): void;
+function scanGuests(trx: Trx, eventId: number) {
+  return trx<ScanGuestRow>('guests as g')
+    .join('registration_types as rt', 'rt.id', 'g.registration_type_id')
+    .where('g.event_id', eventId)
+    .select(
+      'g.id',
+      'g.first_name',
+      'g.last_name',
+      'g.email',
+      'g.company',
+      'g.registration_type_id',
+      'rt.name as registration_type_name',
+      'g.barcode',
+      'g.objstatus',
+      'g.checked_in_at',
+    );
 }
 
-/** Prepared statements on sqlite3's own connection: no query building, no re-parsing per scan. */
-class Statements {
-  private prepared = new Map<SqlName, RawStatement>();
-
-  constructor(private readonly conn: RawConnection) {}
-
-  all<T>(name: SqlName, params: unknown[]): Promise<T[]> {
-    let stmt = this.prepared.get(name);
-    if (!stmt) {
-      stmt = this.conn.prepare(SQL[name]);
-      this.prepared.set(name, stmt);
-    }
-    const s = stmt;
-    return new Promise((resolve, reject) => s.all(params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
-  }
-
-  async first<T>(name: SqlName, params: unknown[]): Promise<T | undefined> {
-    return (await this.all<T>(name, params))[0];
-  }
-
-  exec(script: string): Promise<void> {
-    return new Promise((resolve, reject) => this.conn.exec(script, (err) => (err ? reject(err) : resolve())));
-  }
+async function findScanGuest(trx: Trx, eventId: number, input: ScanInput): Promise<ScanGuestRow | undefined> {
+  const query = scanGuests(trx, eventId);
+  if (input.barcode !== undefined) query.where('g.barcode', input.barcode);
+  else if (input.nfcTag !== undefined) query.where('g.nfc_tag', input.nfcTag);
+  else query.where('g.id', input.guestId as number);
+  return query.first();
 }
 
-const statementsByConnection = new WeakMap<object, Statements>();
-
-function statementsFor(conn: RawConnection): Statements {
-  let statements = statementsByConnection.get(conn);
-  if (!statements) {
-    statements = new Statements(conn);
-    statementsByConnection.set(conn, statements);
-  }
-  return statements;
+function refusal(status: ScanRefusal, guest?: ScanGuestRow, extra: Record<string, unknown> = {}): ScanOutcome {
+  return { status, body: { details: REFUSAL_MESSAGE[status], status, ...extra, ...(guest ? { guest: toScanGuest(guest) } : {}) } };
 }
 
-/** The statements of the connection a knex transaction holds, so they stay serialised with knex's own. */
-async function statementsOf(trx: Trx): Promise<Statements> {
-  return statementsFor((await trx.client.acquireConnection()) as RawConnection);
-}
-
-const EVENT_NOT_FOUND: ScanReply = { status: 404, body: { detail: MSG.eventNotFound } };
-
-function inScope(event: { group_id: number } | undefined, scope: GroupScope): boolean {
-  return event !== undefined && (scope === null || scope.includes(event.group_id));
-}
-
-function refusal(status: number, details: string, scanStatus: string, guest?: ScanGuestRow, extra: Record<string, unknown> = {}): ScanReply {
-  return { status, body: { details, status: scanStatus, ...extra, ...(guest ? { guest: toScanGuest(guest) } : {}) } };
-}
-
-/** The door's rules that need no further lookup; undefined means "let them through". */
-function judge(input: ScanInput, guest: ScanGuestRow | undefined, inSince: string | null): ScanReply | undefined {
-  if (!guest) return refusal(404, MSG.guestNotFound, SCAN_STATUS.notFound);
-  // A guest made inactive while inside can still be let out.
-  if (input.direction === 'in' && guest.objstatus === 2) return refusal(400, MSG.guestInactive, SCAN_STATUS.inactive, guest);
-  if (input.direction === 'in' && inSince) {
-    return refusal(409, MSG.guestAlreadyCheckedIn, SCAN_STATUS.alreadyCheckedIn, guest, { checked_in_at: toApiDatetime(inSince) });
-  }
-  if (input.direction === 'out' && !inSince) return refusal(409, MSG.guestNotCheckedIn, SCAN_STATUS.notCheckedIn, guest);
-  return undefined;
-}
-
-function accepted(input: ScanInput, id: number, uid: string, sessionId: number | null, scannedAt: string, guest: ScanGuestRow): ScanReply {
+function accepted(row: Pick<CheckinRow, 'id' | 'uid' | 'guest_id' | 'session_id' | 'direction' | 'scanned_at' | 'station'>, guest: ScanGuestRow): ScanOutcome {
+  const status = acceptedStatus(row.direction);
   return {
-    status: 201,
-    body: {
-      id,
-      uid,
-      guest_id: guest.id,
-      session_id: sessionId,
-      direction: input.direction,
-      status: input.direction === 'in' ? SCAN_STATUS.checkedIn : SCAN_STATUS.checkedOut,
-      scanned_at: toApiDatetime(scannedAt),
-      station: input.station ?? null,
-      guest: toScanGuest(guest),
-    },
-  };
-}
-
-/** A remembered answer, or a field error when the uid belongs to another event's scan. */
-function replayed(earlier: { event_id: number; status_code: number; body: string }, input: ScanInput): ScanReply {
-  // Another event's scan (perhaps another organiser's): never shown, never overwritten.
-  if (earlier.event_id !== input.eventId) throw ValidationError.field('uid', MSG.scanUidUsedElsewhere);
-  return { status: earlier.status_code, body: JSON.parse(earlier.body), json: earlier.body };
-}
-
-/** The answer given earlier in the same batch to the same uid. */
-function replayedInBatch(earlier: { eventId: number; reply: ScanReply }, input: ScanInput): ScanReply {
-  if (earlier.eventId !== input.eventId) throw ValidationError.field('uid', MSG.scanUidUsedElsewhere);
-  return earlier.reply;
-}
-
-async function findScanGuest(sql: Statements, input: ScanInput): Promise<ScanGuestRow | undefined> {
-  if (input.barcode !== undefined) return sql.first('guestByBarcode', [input.eventId, input.barcode]);
-  if (input.nfcTag !== undefined) return sql.first('guestByNfcTag', [input.eventId, input.nfcTag]);
-  return sql.first('guestById', [input.eventId, input.guestId]);
-}
-
-/** Access control at a session door: registered, or registered now if auto-registration has room. */
-async function admitToSession(sql: Statements, trx: Trx, session: ScanSessionRow, guest: ScanGuestRow): Promise<ScanReply | undefined> {
-  if (!session.access_control) return undefined;
-  if (await sql.first('registered', [session.id, guest.id])) return undefined;
-  if (!session.auto_registration) return refusal(400, MSG.guestNotRegisteredForSession, SCAN_STATUS.notRegistered, guest);
-  // The sessions module owns the capacity rule (capacity plus overbook_capacity).
-  const outcome = await registerGuestInSession(trx, session, guest.id);
-  if (outcome === REGISTRATION_OUTCOME.full) return refusal(400, MSG.sessionFull, SCAN_STATUS.sessionFull, guest);
-  return undefined;
-}
-
-/** Decides one scan and writes what it changes; runs inside the caller's transaction. */
-async function decide(sql: Statements, trx: Trx, input: ScanInput, now: string): Promise<ScanReply> {
-  let session: ScanSessionRow | undefined;
-  if (input.sessionId != null) {
-    session = await sql.first<ScanSessionRow>('session', [input.sessionId, input.eventId]);
-    if (!session) return { status: 404, body: { detail: MSG.sessionNotFound } };
-  }
-  const guest = await findScanGuest(sql, input);
-  let inSince: string | null = null;
-  if (guest && session) {
-    const last = await sql.first<{ direction: string; scanned_at: string }>('lastSessionScan', [input.eventId, guest.id, session.id]);
-    inSince = last?.direction === 'in' ? last.scanned_at : null;
-  } else if (guest) {
-    inSince = guest.checked_in_at;
-  }
-  const refused = judge(input, guest, inSince);
-  if (refused) return refused;
-  if (session && input.direction === 'in') {
-    const notAdmitted = await admitToSession(sql, trx, session, guest!);
-    if (notAdmitted) return notAdmitted;
-  }
-
-  const scannedAt = input.scannedAt ?? (toApiDatetime(now) as string);
-  const uid = input.uid ?? randomUUID();
-  const sessionId = session?.id ?? null;
-  let id: number;
-  try {
-    [{ id }] = await sql.all<{ id: number }>('insertCheckin', [uid, now, now, input.eventId, guest!.id, sessionId, input.direction, scannedAt, input.station ?? null, input.scannedBy ?? null]);
-  } catch (err) {
-    // The uid names a check-in that came in an event file from another laptop: that scan is already recorded.
-    if (!isUniqueViolation(err, 'uid')) throw err;
-    return replayImported(sql, input, uid, guest!);
-  }
-  // Only the event door moves the guest in or out; a session scan is attendance only.
-  if (!session) await sql.all('guestState', [input.direction === 'in' ? scannedAt : null, now, guest!.id]);
-  return accepted(input, id, uid, sessionId, scannedAt, guest!);
-}
-
-async function replayImported(sql: Statements, input: ScanInput, uid: string, guest: ScanGuestRow): Promise<ScanReply> {
-  const row = await sql.first<CheckinRow>('checkinByUid', [uid]);
-  if (!row || row.event_id !== input.eventId) throw ValidationError.field('uid', MSG.scanUidUsedElsewhere);
-  return {
-    status: 201,
+    status,
     body: {
       id: row.id,
       uid: row.uid,
       guest_id: row.guest_id,
       session_id: row.session_id,
       direction: row.direction,
-      status: row.direction === 'in' ? SCAN_STATUS.checkedIn : SCAN_STATUS.checkedOut,
+      status,
       scanned_at: toApiDatetime(row.scanned_at),
       station: row.station,
-      guest: row.guest_id === guest.id ? toScanGuest(guest) : undefined,
+      guest: toScanGuest(guest),
     },
   };
 }
 
+/** The guest's standing in-scan at the event door (session null) or at a session: when and where. */
+async function standingIn(trx: Trx, eventId: number, guestId: number, sessionId: number | null) {
+  const last = await trx<CheckinRow>('checkins')
+    .where({ event_id: eventId, guest_id: guestId, session_id: sessionId })
+    .whereNull('undone_at')
+    .orderBy('id', 'desc')
+    .first('direction', 'scanned_at', 'station');
+  return last?.direction === 'in' ? last : undefined;
+}
+
+/** The refusal of a scan the rules turned away, with when and where an already-in guest came in. */
+async function refused(trx: Trx, eventId: number, status: ScanRefusal, guest: ScanGuestRow, sessionId: number | null, inSince: string | null): Promise<ScanOutcome> {
+  if (status !== SCAN_STATUS.alreadyCheckedIn) return refusal(status, guest);
+  const standing = await standingIn(trx, eventId, guest.id, sessionId);
+  return refusal(status, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
+}
+
 /**
- * One scan, exactly once: the event's scope is checked, a uid seen before gets its first
- * answer back and writes nothing; otherwise the decision, the check-in, the guest's state
- * and the remembered answer are written together in the caller's transaction.
+ * The event door: the guest's state moves by compare-and-set, so of two scans racing in two
+ * processes exactly one changes the row, and the affected-row count decides admission.
  */
-export async function recordScan(trx: Trx, input: ScanInput): Promise<ScanReply> {
-  const sql = await statementsOf(trx);
-  if (!inScope(await sql.first<{ group_id: number }>('event', [input.eventId]), input.scope)) return EVENT_NOT_FOUND;
+async function passEventDoor(trx: Trx, eventId: number, input: ScanInput, guest: ScanGuestRow, scannedAt: string, now: string): Promise<ScanRefusal | undefined> {
+  const changed = await trx('guests')
+    .where({ id: guest.id })
+    .modify((q) => (input.direction === 'in' ? q.whereNull('checked_in_at').whereNot('objstatus', GUEST_INACTIVE) : q.whereNotNull('checked_in_at')))
+    .update({ checked_in_at: input.direction === 'in' ? scannedAt : null, modified: now });
+  if (changed === 1) return undefined;
+  // Turned away: the row as it stands now, in this transaction, says why (the update's
+  // condition is this rule, so one of its refusals applies).
+  const current = await trx('guests').where({ id: guest.id }).first('objstatus', 'checked_in_at');
+  if (!current) return SCAN_STATUS.notFound;
+  Object.assign(guest, current);
+  return doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at }) as ScanRefusal;
+}
+
+/**
+ * A session door is attendance only: the guest's event state stays. The guest's row is locked
+ * first (an update that changes nothing), so scans of one guest at any session queue behind
+ * each other in every process and database; then the last scan there decides, and a seat is
+ * taken by registerGuestInSession's compare-and-set on the session.
+ */
+async function passSessionDoor(trx: Trx, eventId: number, input: ScanInput, guest: ScanGuestRow, session: ScanSessionRow): Promise<{ refusal?: ScanRefusal; inSince: string | null }> {
+  await trx('guests').where({ id: guest.id }).update({ modified: trx.ref('modified') });
+  const inSince = (await standingIn(trx, eventId, guest.id, session.id))?.scanned_at ?? null;
+  const rule = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince });
+  if (rule || input.direction === 'out' || !session.access_control) return { refusal: rule, inSince };
+  if (await isGuestRegistered(trx, session.id, guest.id)) return { inSince };
+  if (!session.auto_registration) return { refusal: SCAN_STATUS.notRegistered, inSince };
+  const outcome = await registerGuestInSession(trx, session, guest.id);
+  return { refusal: outcome === REGISTRATION_OUTCOME.full ? SCAN_STATUS.sessionFull : undefined, inSince };
+}
+
+/** Decides one new scan and writes what it changes. */
+async function decide(trx: Trx, eventId: number, input: ScanInput, now: string): Promise<ScanOutcome> {
+  let session: ScanSessionRow | undefined;
+  if (input.sessionId != null) {
+    session = await trx('sessions').where({ id: input.sessionId, event_id: eventId }).first('id', 'access_control', 'auto_registration');
+    if (!session) throw new NotFoundError(MSG.sessionNotFound);
+  }
+  const guest = await findScanGuest(trx, eventId, input);
+  if (!guest) return refusal(SCAN_STATUS.notFound);
+  const scannedAt = input.scannedAt ?? (toApiDatetime(now) as string);
+  if (session) {
+    const { refusal: turnedAway, inSince } = await passSessionDoor(trx, eventId, input, guest, session);
+    if (turnedAway) return refused(trx, eventId, turnedAway, guest, session.id, inSince);
+  } else {
+    const turnedAway = await passEventDoor(trx, eventId, input, guest, scannedAt, now);
+    if (turnedAway) return refused(trx, eventId, turnedAway, guest, null, guest.checked_in_at);
+  }
+  const row = {
+    uid: input.uid ?? randomUUID(),
+    created: now,
+    modified: now,
+    event_id: eventId,
+    guest_id: guest.id,
+    session_id: session?.id ?? null,
+    direction: input.direction,
+    scanned_at: scannedAt,
+    station: input.station ?? null,
+  };
+  const [{ id }] = await trx('checkins').insert({ ...row, scanned_by: input.scannedBy ?? null }).returning('id');
+  return accepted({ ...row, id }, guest);
+}
+
+/** A uid this event has seen: its remembered answer, or the check-in an event file brought with it. */
+async function earlierAnswer(trx: Trx, eventId: number, uid: string): Promise<ScanOutcome | undefined> {
+  // Both lookups in one statement: the scan's hot path pays one round trip for "seen before?".
+  const rows: { body: string | null; checkin_id: number | null }[] = await trx('scan_replies')
+    .where({ event_id: eventId, uid })
+    .select('body', trx.raw('NULL AS checkin_id'))
+    .unionAll((q) => q.from('checkins').where({ event_id: eventId, uid }).select(trx.raw('NULL AS body'), 'id AS checkin_id'));
+  // A scan answered here has both; its remembered answer wins.
+  const earlier = rows.find((row) => row.body !== null) ?? rows[0];
+  if (!earlier) return undefined;
+  if (earlier.body !== null) {
+    const body = JSON.parse(earlier.body) as Record<string, unknown>;
+    return { status: body.status as ScanStatus, body };
+  }
+  const imported = (await trx<CheckinRow>('checkins').where({ id: earlier.checkin_id as number }).first()) as CheckinRow;
+  return accepted(imported, (await scanGuests(trx, eventId).where('g.id', imported.guest_id).first()) as ScanGuestRow);
+}
+
+/**
+ * One scan, exactly once, inside the caller's transaction (the event already scope-checked in
+ * it): a uid this event has seen gets its first answer back and writes nothing; otherwise the
+ * decision, the check-in, the guest's state, the session seat and the remembered answer are
+ * written together. The (event_id, uid) unique index makes a second answer to one uid fail
+ * rather than be stored.
+ */
+export async function recordScan(trx: Trx, eventId: number, input: ScanInput): Promise<ScanOutcome> {
   if (input.uid !== undefined) {
-    const earlier = await sql.first<ReplyRow>('reply', [input.uid]);
-    if (earlier) return replayed(earlier, input);
+    const earlier = await earlierAnswer(trx, eventId, input.uid);
+    if (earlier) return earlier;
   }
   const now = nowIso();
-  const reply = await decide(sql, trx, input, now);
+  const outcome = await decide(trx, eventId, input, now);
   if (input.uid !== undefined) {
-    await sql.all('insertReply', [input.uid, now, now, input.eventId, reply.status, JSON.stringify(reply.body)]);
+    await trx('scan_replies').insert({ uid: input.uid, created: now, modified: now, event_id: eventId, body: JSON.stringify(outcome.body) });
   }
-  return reply;
-}
-
-/** A SQL string literal: JSON text with its quotes doubled (SQLite has no other escape). */
-function literal(json: string): string {
-  return `'${json.replace(/'/g, "''")}'`;
-}
-
-type GuestTuple = [number, string, string, string, string | null, number, string, string, string | null, number, string | null];
-
-function guestOf(t: GuestTuple): ScanGuestRow {
-  const [id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at] = t;
-  return { id, first_name, last_name, email, company, registration_type_id, registration_type_name, barcode, nfc_tag, objstatus, checked_in_at };
-}
-
-interface DoorBatch {
-  event: [number, number] | null;
-  replies: [string, number, number, string][];
-  by_barcode: GuestTuple[];
-  by_nfc_tag: GuestTuple[];
-  by_id: GuestTuple[];
-  last_id: number;
-}
-
-/**
- * A batch of one event's door scans (no session) in two round trips, whatever its size: one
- * statement reads what the decisions need, the decisions run in memory in arrival order (a
- * guest's state carried from scan to scan, so two scans of one badge in a batch admit once),
- * and one script writes the check-ins, the guests' new states and the remembered answers in a
- * single IMMEDIATE transaction. The caller holds knex's only connection throughout, so
- * nothing of this process runs between the read and the write. Each entry is the scan's
- * answer, or the error it alone met.
- */
-async function recordDoorScans(sql: Statements, eventId: number, inputs: ScanInput[]): Promise<(ScanReply | Error)[]> {
-  const uids = inputs.filter((i) => i.uid !== undefined).map((i) => i.uid as string);
-  const barcodes = inputs.filter((i) => i.barcode !== undefined).map((i) => i.barcode);
-  const tags = inputs.filter((i) => i.barcode === undefined && i.nfcTag !== undefined).map((i) => i.nfcTag);
-  const ids = inputs.filter((i) => i.barcode === undefined && i.nfcTag === undefined).map((i) => i.guestId);
-  const [{ batch }] = await sql.all<{ batch: string }>('doorRead', [
-    eventId,
-    JSON.stringify(uids),
-    JSON.stringify(barcodes),
-    JSON.stringify(tags),
-    JSON.stringify(ids),
-  ]);
-  const read = JSON.parse(batch) as DoorBatch;
-  const event = read.event ? { id: read.event[0], group_id: read.event[1] } : undefined;
-  const earlier = new Map(read.replies.map(([uid, event_id, status_code, body]) => [uid, { event_id, status_code, body }]));
-  const byBarcode = new Map(read.by_barcode.map((t) => [t[7], guestOf(t)]));
-  const byTag = new Map(read.by_nfc_tag.map((t) => [t[8] as string, guestOf(t)]));
-  const byId = new Map(read.by_id.map((t) => [t[0], guestOf(t)]));
-
-  const now = nowIso();
-  const today = toApiDatetime(now) as string;
-  let nextId = read.last_id;
-  const out: (ScanReply | Error)[] = [];
-  const state = new Map<number, string | null>();
-  const fresh = new Map<string, { eventId: number; reply: ScanReply }>();
-  const checkins: unknown[][] = [];
-  for (const input of inputs) {
-    if (!inScope(event, input.scope)) {
-      out.push(EVENT_NOT_FOUND);
-      continue;
-    }
-    if (input.uid !== undefined) {
-      const prior = earlier.get(input.uid);
-      const sameBatch = fresh.get(input.uid);
-      if (prior || sameBatch) {
-        try {
-          out.push(prior ? replayed(prior, input) : replayedInBatch(sameBatch!, input));
-        } catch (err) {
-          out.push(err as Error);
-        }
-        continue;
-      }
-    }
-    const guest = input.barcode !== undefined ? byBarcode.get(input.barcode) : input.nfcTag !== undefined ? byTag.get(input.nfcTag) : byId.get(input.guestId as number);
-    const inSince = guest ? (state.has(guest.id) ? (state.get(guest.id) as string | null) : guest.checked_in_at) : null;
-    let reply = judge(input, guest, inSince);
-    if (!reply) {
-      const scannedAt = input.scannedAt ?? today;
-      const uid = input.uid ?? randomUUID();
-      nextId += 1;
-      state.set(guest!.id, input.direction === 'in' ? scannedAt : null);
-      reply = accepted(input, nextId, uid, null, scannedAt, guest!);
-      checkins.push([nextId, uid, guest!.id, input.direction, scannedAt, input.station ?? null, input.scannedBy ?? null]);
-    }
-    out.push(reply);
-    if (input.uid !== undefined) fresh.set(input.uid, { eventId: input.eventId, reply });
-  }
-
-  const writes: string[] = [];
-  if (checkins.length) {
-    writes.push(
-      `INSERT INTO checkins (id, uid, created, modified, event_id, guest_id, session_id, direction, scanned_at, station, scanned_by)
-        SELECT j.value ->> 0, j.value ->> 1, '${now}', '${now}', ${eventId}, j.value ->> 2, NULL, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6
-        FROM json_each(${literal(JSON.stringify(checkins))}) AS j ORDER BY j.key`,
-      `UPDATE guests SET checked_in_at = j.value ->> 1, modified = '${now}'
-        FROM json_each(${literal(JSON.stringify([...state]))}) AS j WHERE guests.id = j.value ->> 0`,
-    );
-  }
-  if (fresh.size) {
-    const replies = [...fresh].map(([uid, f]) => {
-      f.reply.json ??= JSON.stringify(f.reply.body);
-      return [uid, f.eventId, f.reply.status, f.reply.json];
-    });
-    writes.push(
-      `INSERT INTO scan_replies (uid, created, modified, event_id, status_code, body)
-        SELECT j.value ->> 0, '${now}', '${now}', j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(${literal(JSON.stringify(replies))}) AS j`,
-    );
-  }
-  if (writes.length) await sql.exec(`BEGIN IMMEDIATE;\n${writes.join(';\n')};\nCOMMIT;`);
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------
-// Group commit
-
-interface PendingScan {
-  input: ScanInput;
-  resolve(reply: ScanReply): void;
-  reject(err: unknown): void;
-}
-
-// Large enough to absorb a burst, small enough that one slow batch never stalls the door.
-const MAX_BATCH = 256;
-
-/**
- * The single writer of scans. Scans arriving while a batch is being written wait and are then
- * decided together, one transaction (one commit) per event per batch, each answered on its
- * own. The event's scope is checked here, in the batch, with the same rule as scopedEvent (one
- * query per batch instead of one per scan). Session scans, and any batch that fails, take the
- * one-by-one path: one knex transaction per scan, so one bad scan never takes the others down
- * and nothing is half-written.
- */
-export class ScanDesk {
-  private queue: PendingScan[] = [];
-  private draining = false;
-
-  constructor(private readonly db: Db) {}
-
-  scan(input: ScanInput): Promise<ScanReply> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
-      if (!this.draining) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        const door = new Map<number, PendingScan[]>();
-        const oneByOne: PendingScan[] = [];
-        for (const pending of batch) {
-          if (pending.input.sessionId != null) oneByOne.push(pending);
-          else {
-            const list = door.get(pending.input.eventId);
-            if (list) list.push(pending);
-            else door.set(pending.input.eventId, [pending]);
-          }
-        }
-        for (const [eventId, pendings] of door) await this.commitDoor(eventId, pendings);
-        await this.oneByOne(oneByOne);
-      }
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async commitDoor(eventId: number, batch: PendingScan[]): Promise<void> {
-    const conn = (await this.db.client.acquireConnection()) as RawConnection;
-    let outcomes: (ScanReply | Error)[] | undefined;
-    try {
-      outcomes = await recordDoorScans(statementsFor(conn), eventId, batch.map((p) => p.input));
-    } catch {
-      // Undo whatever part of the script ran; the one-by-one path then settles every scan
-      // (including what only it handles: a uid of a check-in imported from another laptop).
-      await statementsFor(conn)
-        .exec('ROLLBACK')
-        .catch(() => undefined);
-    } finally {
-      await this.db.client.releaseConnection(conn);
-    }
-    if (!outcomes) return this.oneByOne(batch);
-    // Answered after the next batch's read is on its way: the database thread works on it
-    // while this thread writes these responses (the batch is committed already).
-    setImmediate(() =>
-      batch.forEach((pending, i) => {
-        const outcome = outcomes[i];
-        if (outcome instanceof Error) pending.reject(outcome);
-        else pending.resolve(outcome);
-      }),
-    );
-  }
-
-  private async oneByOne(batch: PendingScan[]): Promise<void> {
-    for (const pending of batch) {
-      try {
-        pending.resolve(await this.db.transaction((trx) => recordScan(trx, pending.input)));
-      } catch (err) {
-        pending.reject(err);
-      }
-    }
-  }
-}
-
-const desks = new WeakMap<Db, ScanDesk>();
-
-/** The one desk of a database. */
-export function scanDesk(db: Db): ScanDesk {
-  let desk = desks.get(db);
-  if (!desk) {
-    desk = new ScanDesk(db);
-    desks.set(db, desk);
-  }
-  return desk;
+  return outcome;
 }

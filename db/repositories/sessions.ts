@@ -134,11 +134,14 @@ export type RegistrationOutcome = (typeof REGISTRATION_OUTCOME)[keyof typeof REG
 
 /**
  * Registers a guest into a session unless every seat (capacity + overbook_capacity) is taken.
- * The count and the insert are one statement, and the (session, guest) pair is unique, so
- * concurrent calls never admit more than the seats and a repeat never takes a second seat.
- * Run it inside a transaction; the guest must already be known to belong to the session's event.
+ * The session's row is locked first (an update that changes nothing), so registrations for one
+ * session queue in every process and database; then the count and the insert are one
+ * statement, and the (session, guest) pair is unique, so concurrent calls never admit more
+ * than the seats and a repeat never takes a second seat. Run it inside a transaction; the
+ * guest must already be known to belong to the session's event.
  */
 export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow, 'id'>, guestId: number): Promise<RegistrationOutcome> {
+  await trx('sessions').where({ id: session.id }).update({ modified: trx.ref('modified') });
   if (await isGuestRegistered(trx, session.id, guestId)) return REGISTRATION_OUTCOME.alreadyRegistered;
   const { uid, created, modified } = newRecord();
   try {

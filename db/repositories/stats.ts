@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 
-// Divides 60, so a bucket never spans two hours (see bucketEdge).
+// Divides 60, so a bucket never spans two hours.
 const BUCKET_MINUTES = 5;
 const GUEST_INACTIVE = 2;
 
@@ -8,93 +8,72 @@ function n(value: unknown): number {
   return Number(value ?? 0);
 }
 
-// Every door screen polls these figures, and each door scan waits behind them on the one
-// connection. So each is a count of one index range (the stats_*_indexes migrations add them):
-// no row is read and nothing sorted. A figure per type, station or time bucket walks the
-// distinct values with a recursive CTE, one index seek from each value to the next, and
-// counts each value's range. (SQLite's SQL: printf, and times compared as text.)
+/** `YYYY-MM-DDThh:mm...` -> the start of its 5-minute bucket, `YYYY-MM-DDThh:mm:00`. */
+function bucketOf(at: string): string {
+  const iso = at.replace(' ', 'T');
+  const minute = Math.floor(Number(iso.slice(14, 16)) / BUCKET_MINUTES) * BUCKET_MINUTES;
+  return `${iso.slice(0, 14)}${String(minute).padStart(2, '0')}:00`;
+}
 
 /**
- * Each registration type the event's guests have, with how many are in and how many are not:
- * together every guest of the event once. (Not-in entries carry no timestamp, so two ranges
- * read less than one over all the type's guests and one over those in.)
+ * The door's numbers for one event, computed afresh on every call (never a copy that a write
+ * could make stale) in portable SQL: each figure is a GROUP BY over one index range that holds
+ * every column it needs (the stats_*_indexes migrations), so no table row is read and nothing
+ * is sorted. At 100,000 guests that is a few index walks; callers run it on the read
+ * connection, so scans never wait for it. Arrivals come grouped by their recorded time
+ * (seconds at most, a few thousand values in an evening) and are bucketed here.
  */
-const GUESTS_BY_TYPE = `WITH RECURSIVE types(id) AS (
-    SELECT MIN(registration_type_id) FROM guests WHERE event_id = :event
-    UNION ALL
-    SELECT (SELECT MIN(registration_type_id) FROM guests WHERE event_id = :event AND registration_type_id > types.id)
-      FROM types WHERE types.id IS NOT NULL
-  )
-  SELECT id,
-    (SELECT COUNT(*) FROM guests g WHERE g.event_id = :event AND g.registration_type_id = types.id AND g.checked_in_at IS NULL) AS not_in,
-    (SELECT COUNT(*) FROM guests g WHERE g.event_id = :event AND g.registration_type_id = types.id AND g.checked_in_at IS NOT NULL) AS checked_in
-  FROM types WHERE id IS NOT NULL`;
-
-/** Scans still standing per station (null first, as ORDER BY puts it), in and out apart. */
-const STATIONS = `WITH RECURSIVE named(station) AS (
-    SELECT MIN(station) FROM checkins WHERE event_id = :event AND undone_at IS NULL
-    UNION ALL
-    SELECT (SELECT MIN(station) FROM checkins WHERE event_id = :event AND undone_at IS NULL AND station > named.station)
-      FROM named WHERE named.station IS NOT NULL
-  ), stations(station) AS (
-    SELECT NULL WHERE EXISTS (SELECT 1 FROM checkins WHERE event_id = :event AND undone_at IS NULL AND station IS NULL)
-    UNION ALL
-    SELECT station FROM named WHERE station IS NOT NULL
-  )
-  SELECT station,
-    (SELECT COUNT(*) FROM checkins c WHERE c.event_id = :event AND c.undone_at IS NULL AND c.station IS s.station AND c.direction = 'in') AS checked_in,
-    (SELECT COUNT(*) FROM checkins c WHERE c.event_id = :event AND c.undone_at IS NULL AND c.station IS s.station AND c.direction = 'out') AS checked_out
-  FROM stations s ORDER BY station`;
-
-// Arrivals at the event door by when the scan happened (an offline station's time kept):
-// accepted in-scans with no session.
-const ARRIVAL = `event_id = :event AND session_id IS NULL AND undone_at IS NULL AND direction = 'in'`;
-/**
- * `YYYY-MM-DDThh:mm...` -> the start (`YYYY-MM-DDThh:mm`) or end of its bucket. The last end of
- * an hour is `hh:60`, which sorts after every scan of that hour and before the next hour.
- */
-const bucketEdge = (at: string, end: boolean) =>
-  `substr(${at}, 1, 14) || printf('%02d', CAST(substr(${at}, 15, 2) AS INTEGER) / :bucket * :bucket${end ? ' + :bucket' : ''})`;
-/** Arrivals per bucket that has any, hopping from each bucket to the first arrival after it. */
-const ARRIVALS = `WITH RECURSIVE firsts(at) AS (
-    SELECT MIN(scanned_at) FROM checkins WHERE ${ARRIVAL}
-    UNION ALL
-    SELECT (SELECT MIN(scanned_at) FROM checkins WHERE ${ARRIVAL} AND scanned_at >= ${bucketEdge('firsts.at', true)})
-      FROM firsts WHERE firsts.at IS NOT NULL
-  ), buckets(starts, ends) AS (
-    SELECT ${bucketEdge('at', false)}, ${bucketEdge('at', true)} FROM firsts WHERE at IS NOT NULL
-  )
-  SELECT starts, (SELECT COUNT(*) FROM checkins WHERE ${ARRIVAL} AND scanned_at >= starts AND scanned_at < ends) AS checked_in
-  FROM buckets ORDER BY starts`;
-
-/** The door's numbers for one event; see above for how each stays cheap at 100k guests. */
 export async function eventStats(db: Conn, eventId: number) {
-  const byType: { id: number; not_in: number; checked_in: number }[] = await db.raw(GUESTS_BY_TYPE, { event: eventId });
+  const byType: { registration_type_id: number; total: number; checked_in: number }[] = await db('guests')
+    .where({ event_id: eventId })
+    .groupBy('registration_type_id')
+    .select('registration_type_id')
+    .count({ total: '*' })
+    .count({ checked_in: 'checked_in_at' });
   const [inactive] = await db('guests').where({ event_id: eventId, objstatus: GUEST_INACTIVE }).count({ n: '*' });
   const types = await db('registration_types').where({ event_id: eventId }).select('id', 'name').orderBy('id');
-  const ofType = new Map(byType.map((r) => [r.id, { total: n(r.not_in) + n(r.checked_in), checked_in: n(r.checked_in) }]));
+  const ofType = new Map(byType.map((r) => [r.registration_type_id, { total: n(r.total), checked_in: n(r.checked_in) }]));
 
   const sessions = await db('sessions as s')
     .where('s.event_id', eventId)
-    .select(
-      's.id',
-      's.name',
-      's.capacity',
-      's.overbook_capacity',
-      db.raw('(SELECT COUNT(*) FROM session_registrations r WHERE r.session_id = s.id) AS registered'),
-    )
+    .select('s.id', 's.name', 's.capacity', 's.overbook_capacity', db('session_registrations as r').whereRaw('r.session_id = s.id').count('*').as('registered'))
     .orderBy('s.id');
   // Session attendance: guests with an accepted in-scan at that session.
-  const sessionsIn = await db('checkins')
+  const sessionsIn: { session_id: number; n: number }[] = await db('checkins')
     .where({ event_id: eventId, direction: 'in' })
     .whereNotNull('session_id')
     .whereNull('undone_at')
     .groupBy('session_id')
-    .select('session_id', db.raw('COUNT(DISTINCT guest_id) AS n'));
-  const inBySession = new Map(sessionsIn.map((r: { session_id: number; n: number }) => [r.session_id, n(r.n)]));
+    .select('session_id')
+    .countDistinct({ n: 'guest_id' });
+  const inBySession = new Map(sessionsIn.map((r) => [r.session_id, n(r.n)]));
 
-  const stations: { station: string | null; checked_in: number; checked_out: number }[] = await db.raw(STATIONS, { event: eventId });
-  const arrivals: { starts: string; checked_in: number }[] = await db.raw(ARRIVALS, { event: eventId, bucket: BUCKET_MINUTES });
+  // Scans still standing per station, in and out apart; no station first.
+  const byStation: { station: string | null; direction: string; n: number }[] = await db('checkins')
+    .where({ event_id: eventId })
+    .whereNull('undone_at')
+    .groupBy('station', 'direction')
+    .select('station', 'direction')
+    .count({ n: '*' });
+  const stations = new Map<string | null, { station: string | null; checked_in: number; checked_out: number }>();
+  for (const row of byStation) {
+    const entry = stations.get(row.station) ?? { station: row.station, checked_in: 0, checked_out: 0 };
+    if (row.direction === 'in') entry.checked_in += n(row.n);
+    else entry.checked_out += n(row.n);
+    stations.set(row.station, entry);
+  }
+
+  // Arrivals at the event door by when the scan happened (an offline station's time kept).
+  const arrivalTimes: { scanned_at: string; n: number }[] = await db('checkins')
+    .where({ event_id: eventId, session_id: null, undone_at: null, direction: 'in' })
+    .groupBy('scanned_at')
+    .select('scanned_at')
+    .count({ n: '*' });
+  const arrivals = new Map<string, number>();
+  for (const row of arrivalTimes) {
+    const bucket = bucketOf(String(row.scanned_at));
+    arrivals.set(bucket, (arrivals.get(bucket) ?? 0) + n(row.n));
+  }
 
   return {
     total: [...ofType.values()].reduce((sum, t) => sum + t.total, 0),
@@ -114,7 +93,7 @@ export async function eventStats(db: Conn, eventId: number) {
       capacity: s.capacity,
       overbook_capacity: s.overbook_capacity,
     })),
-    stations: stations.map((s) => ({ station: s.station, checked_in: n(s.checked_in), checked_out: n(s.checked_out) })),
-    arrivals: arrivals.map((a) => ({ starts: `${a.starts}:00`, checked_in: n(a.checked_in) })),
+    stations: [...stations.values()].sort((a, b) => (a.station === null ? -1 : b.station === null ? 1 : a.station < b.station ? -1 : a.station > b.station ? 1 : 0)),
+    arrivals: [...arrivals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([starts, checkedIn]) => ({ starts, checked_in: checkedIn })),
   };
 }

@@ -1,182 +1,34 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
-import { listCheckins, scanDesk, toCheckin, undoCheckin, type ScanDesk, type ScanReply } from '../../db/repositories/checkins';
+import { listCheckins, recordScan, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
 import { eventStats } from '../../db/repositories/stats';
 import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { parseInput, resourceRouter, type RouteDeps } from '../route';
-import { scannerOf, type Caller } from '../auth';
-import { HttpError, NotFoundError, ValidationError } from '../errors';
+import { resourceRouter, type RouteDeps } from '../route';
+import { scannerOf } from '../auth';
+import { NotFoundError } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
-import {
-  Checkin,
-  CheckinCreate,
-  type CheckinCreateInput,
-  CheckinEventParams,
-  CheckinListQuery,
-  CheckinParams,
-  EventStats,
-  ScanAccepted,
-  ScanRefused,
-} from '../schemas/checkins';
+import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused } from '../schemas/checkins';
 import { MSG } from '../../core/messages';
+import { SCAN_STATUS, type ScanStatus } from '../../core/scan';
 
-/** One scan, for the declared route and the fast path alike. */
-async function answerScan(desk: ScanDesk, caller: Caller, eventId: number, body: CheckinCreateInput): Promise<ScanReply> {
-  // The desk checks the event's scope inside the scan's transaction (scopedEvent's rule),
-  // one lookup per batch of scans rather than one per scan.
-  const reply = await desk.scan({
-    eventId,
-    scope: caller.groups,
-    barcode: body.barcode,
-    nfcTag: body.nfc_tag,
-    guestId: body.guest_id,
-    sessionId: body.session_id,
-    direction: body.direction,
-    uid: body.uid,
-    scannedAt: body.scanned_at,
-    station: body.station,
-    scannedBy: scannerOf(caller),
-  });
-  // Refusals are remembered answers like any other; the error handler writes them.
-  if (reply.status >= 400) throw new HttpError(reply.status, reply.body);
-  return reply;
-}
+/** The HTTP status of each scan answer (DESIGN "Check-in API"). */
+const SCAN_HTTP_STATUS: Record<ScanStatus, number> = {
+  [SCAN_STATUS.checkedIn]: 201,
+  [SCAN_STATUS.checkedOut]: 201,
+  [SCAN_STATUS.alreadyCheckedIn]: 409,
+  [SCAN_STATUS.notCheckedIn]: 409,
+  [SCAN_STATUS.notFound]: 404,
+  [SCAN_STATUS.inactive]: 400,
+  [SCAN_STATUS.sessionFull]: 400,
+  [SCAN_STATUS.notRegistered]: 400,
+};
 
-const SCAN_PATH = /^\/api\/v1\/events\/([^/?]+)\/checkins\/?(?:\?.*)?$/;
-const JSON_UTF8 = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
-const SCAN_BODY_LIMIT = 1024 * 1024;
-const REPLACEMENT_CHARACTER = '\uFFFD';
-// Set on a request whose scan failed before Express saw it (scanFirst): Express's error handler writes the answer.
-const SCAN_FAILED = Symbol('scanFailed');
-// Parsed event ids of the path, so a door's repeated id is not run through zod for every scan.
-const EVENT_ID_CACHE_SIZE = 1024;
-
-type ScanRequest = IncomingMessage & { [SCAN_FAILED]?: unknown };
-type Next = (err?: unknown) => void;
-
-/** The route's rule: text that was not UTF-8 arrives as U+FFFD and is refused, never stored garbled. */
-function hasUndecodableText(raw: string, json: unknown): boolean {
-  if (raw.includes(REPLACEMENT_CHARACTER)) return true;
-  // An escaped \ufffd decodes to the same character; only then is the parsed body walked.
-  if (!/\\u[fF][fF][fF][dD]/.test(raw)) return false;
-  return JSON.stringify(json).includes(REPLACEMENT_CHARACTER);
-}
-
-/**
- * The door's scan without Express's per-request machinery (request logger, body parser,
- * router walk, ETag): it takes `POST /api/v1/events/:id/checkins` with a JSON body and
- * declines anything else to the declared route, which stays the documented one. Same steps
- * in the same order as `route()`: authenticate, path, body, answerScan; every error goes to
- * the one error handler. Mounted first in Express, and usable before Express (scanFirst):
- * it uses node:http's request and response only.
- */
-export function scanFastPath(deps: RouteDeps, logger: Logger) {
-  const desk = scanDesk(deps.db);
-  const eventIds = new Map<string, number | undefined>();
-  const eventIdOf = (raw: string): number | undefined => {
-    if (eventIds.has(raw)) return eventIds.get(raw);
-    const params = CheckinEventParams.safeParse({ event_id: raw });
-    if (eventIds.size >= EVENT_ID_CACHE_SIZE) eventIds.clear();
-    const id = params.success ? params.data.event_id : undefined;
-    eventIds.set(raw, id);
-    return id;
-  };
-
-  return (req: ScanRequest, res: ServerResponse, next: Next): void => {
-    if (req[SCAN_FAILED] !== undefined) return next(req[SCAN_FAILED]);
-    if (req.method !== 'POST') return next();
-    const match = SCAN_PATH.exec(req.url ?? '');
-    if (!match || !JSON_UTF8.test(req.headers['content-type'] ?? '')) return next();
-    if (logger.isLevelEnabled('info')) {
-      const started = process.hrtime.bigint();
-      res.once('finish', () => {
-        const responseTime = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.info({ req: { method: req.method, url: req.url }, res: { statusCode: res.statusCode }, responseTime }, 'request completed');
-      });
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= SCAN_BODY_LIMIT) chunks.push(chunk);
-    });
-    req.on('error', next);
-    req.on('end', () => {
-      const raw = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      respond(raw).catch(next);
-    });
-
-    async function respond(raw: string): Promise<void> {
-      // As in route(): the caller first (no valid token is a 401 whatever the body), then what
-      // the body parser would refuse, then the path and the body.
-      const caller = await deps.auth.authenticate(req);
-      if (size > SCAN_BODY_LIMIT) throw new HttpError(413, { detail: MSG.bodyTooLarge });
-      let json: unknown = {};
-      if (raw.length > 0) {
-        try {
-          json = JSON.parse(raw);
-        } catch {
-          throw new ValidationError({ detail: MSG.malformedJson });
-        }
-      }
-      const eventId = eventIdOf(match![1]);
-      if (eventId === undefined) throw new NotFoundError(MSG.eventNotFound);
-      if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ValidationError({ detail: MSG.bodyNotObject });
-      if (hasUndecodableText(raw, json)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
-      const reply = await answerScan(desk, caller, eventId, parseInput(CheckinCreate, json));
-      const out = reply.json ?? JSON.stringify(reply.body);
-      res.writeHead(reply.status, ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(out))]);
-      res.end(out);
-    }
-  };
-}
-
-/**
- * The HTTP server's listener with the scan's fast path in front of Express: a scan then skips
- * Express's request and response set-up and router walk (about a third of a scan's CPU and
- * most of its garbage). Whatever the fast path declines goes to Express as is; what fails in
- * it goes to Express marked, and the fast path, mounted first there, hands the error on to the
- * one error handler.
- */
-export function scanFirst(fast: ReturnType<typeof scanFastPath>, app: RequestListener): RequestListener {
-  return (req: ScanRequest, res) => {
-    fast(req, res, (err) => {
-      if (err !== undefined) req[SCAN_FAILED] = err;
-      app(req, res);
-    });
-  };
-}
+const toReply = (outcome: ScanOutcome) => ({ status: SCAN_HTTP_STATUS[outcome.status], body: outcome.body });
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
 
-// Every door screen polls the stats; at 100k guests one computation holds the database's only
-// connection for a noticeable time, so each event's figures are computed at most this often.
-const STATS_TTL_MS = 2000;
-
-/** Recent stats per event, one computation in flight at a time (callers are scope-checked first). */
-class StatsCache {
-  private entries = new Map<number, { at: number; value: Promise<Awaited<ReturnType<typeof eventStats>>> }>();
-
-  constructor(private readonly db: RouteDeps['db']) {}
-
-  of(eventId: number) {
-    const now = Date.now();
-    const hit = this.entries.get(eventId);
-    if (hit && now - hit.at < STATS_TTL_MS) return hit.value;
-    const value = eventStats(this.db, eventId);
-    this.entries.set(eventId, { at: now, value });
-    value.catch(() => this.entries.delete(eventId));
-    return value;
-  }
-}
-
 export function checkinsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
-  const desk = scanDesk(deps.db);
-  const stats = new StatsCache(deps.db);
 
-  // Declared here for the API document and for requests the fast path declines (form posts, ...).
   route({
     method: 'post',
     path: '/events/{event_id}/checkins',
@@ -189,23 +41,42 @@ export function checkinsRouter(deps: RouteDeps) {
       201: json(ScanAccepted, 'checked_in or checked_out'),
       400: json(ScanRefused, 'inactive, not_registered, session_full; or field errors'),
       404: json(ScanRefused, 'not_found (guest), or {detail} for an unknown event or session'),
-      409: json(ScanRefused, 'already_checked_in, not_checked_in'),
+      409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
-    handler: ({ params, body, caller }) => answerScan(desk, caller, params.event_id, body),
+    // Scope, the remembered answer and the decision in one transaction: nothing read before it decides anything.
+    handler: async ({ params, body, caller }) =>
+      toReply(
+        await deps.db.transaction(async (trx) => {
+          const event = await scopedEvent(trx, caller, params.event_id);
+          return recordScan(trx, event.id, {
+            barcode: body.barcode,
+            nfcTag: body.nfc_tag,
+            guestId: body.guest_id,
+            sessionId: body.session_id,
+            direction: body.direction,
+            uid: body.uid,
+            scannedAt: body.scanned_at,
+            station: body.station,
+            scannedBy: scannerOf(caller),
+          });
+        }),
+      ),
   });
 
   route({
     method: 'get',
     path: '/events/{event_id}/checkins',
-    summary: 'List check-ins (undone ones included, with undone_at set, so a delta sync sees the undo)',
+    summary: 'List the scans that stand; undone ones (with undone_at) too with include_undone=true or in a timestamp delta',
     tags: ['Check-in'],
     access: 'door',
     params: CheckinEventParams,
     query: CheckinListQuery,
     responses: { 200: json(envelopeSchema(Checkin, 'CheckinList'), 'Check-ins'), 404: MSG.eventNotFound },
     handler: async ({ params, query, caller, req }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
-      const { count, rows } = await listCheckins(deps.db, event.id, { guestId: query.guest_id, sessionId: query.session_id }, pageRequest(query));
+      const event = await scopedEvent(deps.readDb, caller, params.event_id);
+      const filter = { guestId: query.guest_id, sessionId: query.session_id, includeUndone: query.include_undone };
+      // One read transaction: the count and the page come from the same snapshot.
+      const { count, rows } = await deps.readDb.transaction((trx) => listCheckins(trx, event.id, filter, pageRequest(query)));
       return { status: 200, body: envelope(req, query, count, rows.map(toCheckin)) };
     },
   });
@@ -219,8 +90,10 @@ export function checkinsRouter(deps: RouteDeps) {
     params: CheckinParams,
     responses: { 204: 'Undone', 404: json(DetailResponse, `${MSG.checkinNotFound} (unknown or already undone)`) },
     handler: async ({ params, caller }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
-      const undone = await deps.db.transaction((trx) => undoCheckin(trx, event.id, params.checkin_id));
+      const undone = await deps.db.transaction(async (trx) => {
+        const event = await scopedEvent(trx, caller, params.event_id);
+        return undoCheckin(trx, event.id, params.checkin_id);
+      });
       if (!undone) throw new NotFoundError(MSG.checkinNotFound);
       return { status: 204 };
     },
@@ -229,14 +102,16 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/stats',
-    summary: 'Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (at most 2 s old)',
+    summary: 'Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (never stale)',
     tags: ['Check-in'],
     access: 'door',
     params: CheckinEventParams,
     responses: { 200: json(EventStats, 'Stats'), 404: MSG.eventNotFound },
+    // One read transaction on the read connection: every figure from one snapshot that includes
+    // every answered write, and no scan waits for it.
     handler: async ({ params, caller }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
-      return { status: 200, body: await stats.of(event.id) };
+      const event = await scopedEvent(deps.readDb, caller, params.event_id);
+      return { status: 200, body: await deps.readDb.transaction((trx) => eventStats(trx, event.id)) };
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
+import { boolean, choice, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -55,6 +55,8 @@ export const CheckinParams = z.object({ event_id: pathId, checkin_id: pathId });
 export const CheckinListQuery = ListQuery.extend({
   guest_id: integer().optional(),
   session_id: integer().optional(),
+  // Undone scans are listed only when asked for (or in a timestamp delta).
+  include_undone: boolean().optional(),
 });
 
 /** Who is standing at the door: enough for the screen to greet or refuse them. */
@@ -90,6 +92,7 @@ export const ScanRefused = z
     details: z.string(),
     status: z.string(),
     checked_in_at: z.string().optional(),
+    checked_in_station: z.string().nullable().optional(),
     guest: ScanGuest.optional(),
   })
   .openapi('ScanRefused');

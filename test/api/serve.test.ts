@@ -56,4 +56,27 @@ describe('npm run serve', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('refuses DOORLIST_DB with a URL it cannot use: one line on stderr, exit 1, no folder named after the scheme', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-url-'));
+    try {
+      for (const [url, line] of [
+        ['mysql://door:pw@localhost/doorlist', 'Doorlist could not start: Invalid Doorlist configuration: db: mysql:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL\n'],
+        ['postgres://door:pw@localhost/doorlist', 'Doorlist could not start: Invalid Doorlist configuration: db: PostgreSQL is not supported yet; give the path of a SQLite file\n'],
+      ]) {
+        const child = spawn(process.execPath, ['--import', require.resolve('tsx'), path.join(ROOT, 'server/serve.ts')], { cwd: dir, env: { ...process.env, DOORLIST_DB: url, DOORLIST_PORT: '0' } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const code = await new Promise((resolve) => child.on('exit', resolve));
+        assert.equal(code, 1, url);
+        assert.equal(stderr, line);
+        assert.equal(stdout, '');
+      }
+      assert.deepEqual(fs.readdirSync(dir), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -149,4 +149,69 @@ describe('GET /events/:event_id/stats', () => {
     assert.deepEqual(res.body, { detail: MSG.eventNotFound });
     assert.equal((await server.get(`/events/${a.eventId}/stats`, { token: a.key })).status, 200);
   });
+
+  describe('never stale: a read right after each kind of write counts it', () => {
+    const GZIP = { 'content-type': 'application/gzip' };
+    let laptop2: TestServer;
+    before(async () => {
+      laptop2 = await TestServer.start();
+    });
+    after(() => laptop2.stop());
+
+    async function stats(on: TestServer, eventId: number) {
+      const res = await on.get(`/events/${eventId}/stats`);
+      assert.equal(res.status, 200);
+      return res.body;
+    }
+
+    async function exportFile(eventId: number): Promise<Buffer> {
+      const res = await fetch(`${server.baseUrl}/events/${eventId}/export`, { headers: { authorization: `Token ${server.adminToken}` } });
+      assert.equal(res.status, 200);
+      return Buffer.from(await res.arrayBuffer());
+    }
+
+    it('after a guest added, a scan, an undo, a type change, a deactivation, a session registration and an import', async () => {
+      const eventId = await createEvent(server, await createGroup(server));
+      const general = await seedRegistrationType(server, eventId, 'General');
+      const vip = await seedRegistrationType(server, eventId, 'VIP');
+      const sessionId = await createSession(server, eventId, { capacity: 10 });
+      const byType = (body: { registration_types: { name: string; total: number; checked_in: number }[] }) => body.registration_types.map((t) => [t.name, t.total, t.checked_in]);
+
+      const added = await server.post(`/events/${eventId}/guests`, { registration_type: general, first_name: 'Fresh', last_name: 'Guest', email: 'fresh@guests.test', barcode: 'FRESH-1' });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      assert.deepEqual(byType(await stats(server, eventId)), [['General', 1, 0], ['VIP', 0, 0]]);
+
+      const scanned = await accepted(eventId, { barcode: 'FRESH-1', station: 'Gate', scanned_at: '2026-12-01T18:07' });
+      let now = await stats(server, eventId);
+      assert.equal(now.checked_in, 1);
+      assert.deepEqual(now.stations, [{ station: 'Gate', checked_in: 1, checked_out: 0 }]);
+      assert.deepEqual(now.arrivals, [{ starts: '2026-12-01T18:05:00', checked_in: 1 }]);
+
+      assert.equal((await server.delete(`/events/${eventId}/checkins/${scanned.id}`)).status, 204);
+      now = await stats(server, eventId);
+      assert.deepEqual([now.checked_in, now.stations, now.arrivals], [0, [], []]);
+
+      assert.equal((await server.put(`/events/${eventId}/guests/${added.body.id}`, { registration_type: vip })).status, 200);
+      assert.deepEqual(byType(await stats(server, eventId)), [['General', 0, 0], ['VIP', 1, 0]]);
+
+      assert.equal((await server.put(`/events/${eventId}/guests/${added.body.id}`, { objstatus: 2 })).status, 200);
+      assert.equal((await stats(server, eventId)).inactive, 1);
+
+      const registered = await server.put(`/events/${eventId}/guests/${added.body.id}/registration/session/${sessionId}`, {});
+      assert.equal(registered.status, 200, JSON.stringify(registered.body));
+      assert.deepEqual((await stats(server, eventId)).sessions.map((s: { registered: number }) => s.registered), [1]);
+
+      // An event file: laptop 2 takes the event, then a later file with one more guest, who is in.
+      const first = await laptop2.request('POST', `/events/import?group_id=${await createGroup(laptop2)}`, { rawBody: await exportFile(eventId), headers: GZIP });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const copy = first.body.event_id as number;
+      assert.equal((await stats(laptop2, copy)).total, 1);
+      await seedGuests(server, eventId, general, [{ barcode: 'LATE-1' }]);
+      await accepted(eventId, { barcode: 'LATE-1', station: 'Gate' });
+      const merged = await laptop2.request('POST', '/events/import', { rawBody: await exportFile(eventId), headers: GZIP });
+      assert.ok(merged.status < 300, JSON.stringify(merged.body));
+      now = await stats(laptop2, copy);
+      assert.deepEqual([now.total, now.checked_in], [2, 1]);
+    });
+  });
 });

@@ -28,3 +28,29 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({}, ['--port', '70000']), /port/);
   });
 });
+
+describe('loadConfig DOORLIST_DB', () => {
+  it('refuses a URL of any scheme but PostgreSQL, in one line, instead of taking it for a folder name', () => {
+    for (const url of ['mysql://user:pw@host/db', 'file:///tmp/x.sqlite', 'HTTP://example.test/db', 'sqlite://doorlist.sqlite']) {
+      const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+      assert.throws(
+        () => loadConfig({ DOORLIST_DB: url }, []),
+        (err: Error) => err.message === `Invalid Doorlist configuration: db: ${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`,
+        url,
+      );
+    }
+    assert.throws(() => loadConfig({}, ['--db', 'redis://localhost']), /db: redis:\/\/ is not a database/);
+  });
+
+  it('says PostgreSQL is not supported yet for postgres:// and postgresql:// URLs', () => {
+    for (const url of ['postgres://door:pw@db.local:5432/doorlist', 'postgresql://localhost/doorlist']) {
+      assert.throws(() => loadConfig({ DOORLIST_DB: url }, []), { message: 'Invalid Doorlist configuration: db: PostgreSQL is not supported yet; give the path of a SQLite file' });
+    }
+  });
+
+  it('takes file paths, relative, absolute and with a drive letter, as SQLite files', () => {
+    for (const file of ['doorlist.sqlite', '/var/lib/doorlist/db.sqlite', 'C:\\Doorlist\\doorlist.sqlite', 'folder:with-colon/db.sqlite']) {
+      assert.equal(loadConfig({ DOORLIST_DB: file }, []).db, file);
+    }
+  });
+});
