@@ -104,6 +104,13 @@ export const MSG = {
   databaseBusy: 'The database is busy; try again.',
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
+  databaseDamaged: (file: string, problem: string) =>
+    `the database ${file} is damaged (${problem}); restore it from a backup, or move it aside to start with an empty one.`,
+  plainHttpRefused: (httpsUrl: string) =>
+    `Plain HTTP is served to this laptop only, so that tokens never cross the network in clear. Use ${httpsUrl}`,
+  plainHttpNoHttps: 'Plain HTTP is served to this laptop only, and HTTPS is not running: ask at the laptop.',
+  malformedUrl: 'The URL is not valid: it has a malformed %-escape.',
+  badRequest: 'Bad request.',
   // Event files and CSV (issue 7)
   eventFileForeign: 'This is not a Doorlist event file.',
   eventFileDamaged: 'The event file is damaged (incomplete or altered); export it again.',
@@ -116,6 +123,9 @@ export const MSG = {
   csvNoHeader: 'The CSV file needs a header row naming its columns.',
   csvNotDecodable: (encoding: string) =>
     `The CSV file is not ${encoding} text: save it as "CSV UTF-8", or name its encoding in the Content-Type (e.g. text/csv; charset=windows-1252).`,
+  csvTooManyRows: (limit: number) => `The CSV file has more than ${limit.toLocaleString('en')} rows; split it and upload the parts.`,
+  csvTooManyBadRows: (limit: number, row: number) =>
+    `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
   // Registration types, custom questions and guests (issue 4)

@@ -260,6 +260,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`Doorlist could not start: ${message}\n`);
+  // A desktop user sees no terminal: a damaged database or a taken port is said in a box.
+  if (app.isReady()) dialog.showErrorBox('Doorlist could not start', message);
   app.exit(1);
 });

@@ -10,6 +10,7 @@ import { Mailer } from './mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { deferBodyErrors, type RouteDeps } from './route';
+import { withSecurityHeaders } from './security-headers';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { checkinsRouter } from './routes/checkins';
@@ -55,6 +56,8 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
 
   const app = express();
   app.disable('x-powered-by');
+  // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
+  app.set('env', 'production');
   app.use(pinoHttp({ logger: logger.child({}, { redact: REDACTED }), autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
 
   const api = express.Router();
@@ -76,5 +79,5 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps };
+  return { app, deps, listener: withSecurityHeaders(app) };
 }

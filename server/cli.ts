@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from './config';
 import { createDb, migrateLatest, type Db } from '../db/knex';
+import { protectDatabaseFiles } from './data-files';
 import { DomainError } from '../core/errors';
 import { HttpError } from './errors';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
@@ -114,6 +115,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     return values.help ? 0 : 2;
   }
   const config = loadConfig(process.env, values.db ? ['--db', values.db] : []);
+  protectDatabaseFiles(config.db);
   const db = createDb(config.db);
   try {
     await migrateLatest(db);

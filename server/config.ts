@@ -34,6 +34,8 @@ const ConfigSchema = z
     adminPassword: z.string().min(1).optional(),
     smtpUrl: z.string().min(1).optional(),
     logLevel: z.enum(LOG_LEVELS),
+    /** DOORLIST_LAN_HTTP=1: plain HTTP also answers other devices (old clients); off by default. */
+    lanHttp: z.boolean(),
   })
   .readonly();
 
@@ -76,6 +78,7 @@ export function loadConfig(
     adminPassword: env.DOORLIST_ADMIN_PASSWORD || undefined,
     smtpUrl: env.DOORLIST_SMTP_URL || undefined,
     logLevel: env.DOORLIST_LOG_LEVEL ?? 'info',
+    lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
     ...overrides,
   });
   if (!parsed.success) {

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../core/errors';
 import { HttpError } from './errors';
@@ -59,8 +60,13 @@ function describe(err: unknown): { status: number; body: Record<string, unknown>
   // net keeps an unforeseen one a 4xx rather than a 500.
   if (code === 'SQLITE_CONSTRAINT') return { status: 400, body: { detail: MSG.integrityConflict } };
   if (code === 'SQLITE_BUSY') return { status: 503, body: { detail: MSG.databaseBusy } };
+  // Express's and its helpers' own 4xx (a malformed %-escape, a refused file path): a fixed
+  // message, never theirs, which can carry server paths.
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
-    return { status: parserError.status, body: { detail: (err as Error).message } };
+    const status = parserError.status;
+    if (status === 404) return { status, body: { detail: MSG.notFound } };
+    if (err instanceof URIError || /decode/i.test((err as Error).message ?? '')) return { status: 400, body: { detail: MSG.malformedUrl } };
+    return { status, body: { detail: STATUS_CODES[status] ?? MSG.badRequest } };
   }
   return { status: 500, body: { detail: MSG.internalError } };
 }

@@ -5,8 +5,11 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { generate } from 'selfsigned';
+import { restrictMode } from './data-files';
+import { withHsts } from './security-headers';
+import { MSG } from '../core/messages';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -35,6 +38,52 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
+/** A connection from this machine itself (IPv4, IPv6, or IPv4 mapped into IPv6). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/**
+ * What plain HTTP may do for a connection from another device. `httpsPort` follows sharing
+ * (set while HTTPS runs); `allowLan` is DOORLIST_LAN_HTTP=1, for old clients that cannot
+ * speak HTTPS.
+ */
+export interface PlainHttpPolicy {
+  httpsPort?: number;
+  allowLan: boolean;
+}
+
+const HOST_NAME = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])$/;
+
+/** The HTTPS address of the same resource, on the host name the client used. */
+function httpsLocation(req: IncomingMessage, port: number): string {
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+  const name = HOST_NAME.test(host) ? host : (lanAddresses()[0] ?? LOOPBACK_HOST);
+  return `https://${name}:${port}${req.url ?? '/'}`;
+}
+
+/**
+ * Plain HTTP serves this machine only: tokens and guest data must not cross the venue's
+ * Wi-Fi in clear. From another device a page request is redirected to HTTPS, an API call (or
+ * anything but GET/HEAD) is refused with the address to use instead.
+ */
+export function plainHttpGate(listener: RequestListener, policy: PlainHttpPolicy): RequestListener {
+  return (req, res) => {
+    if (policy.allowLan || isLoopbackAddress(req.socket.remoteAddress)) return listener(req, res);
+    const port = policy.httpsPort;
+    const isPage = !req.url?.startsWith('/api/') && (req.method === 'GET' || req.method === 'HEAD');
+    if (port && isPage) {
+      res.writeHead(308, { Location: httpsLocation(req, port), 'Content-Length': '0' });
+      res.end();
+      return;
+    }
+    const body = JSON.stringify({ detail: port ? MSG.plainHttpRefused(httpsLocation(req, port)) : MSG.plainHttpNoHttps });
+    res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+}
+
 /** The IPv4 addresses of this machine on the venue network. */
 export function lanAddresses(): string[] {
   return Object.values(os.networkInterfaces())
@@ -56,6 +105,9 @@ function certificatePaths(dbPath: string) {
 
 function readCertificate(certPath: string, keyPath: string): Certificate | undefined {
   if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) return undefined;
+  // Files of earlier versions (the certificate was 0644) are narrowed as they are read.
+  restrictMode(keyPath, 0o600);
+  restrictMode(certPath, 0o600);
   const cert = fs.readFileSync(certPath, 'utf8');
   const x509 = new crypto.X509Certificate(cert);
   if (new Date(x509.validTo).getTime() < Date.now() + 24 * 3600 * 1000) return undefined;
@@ -90,16 +142,16 @@ export async function ensureCertificate(dbPath: string): Promise<Certificate> {
       },
     ],
   });
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyPath, made.private, { mode: 0o600 });
-  fs.writeFileSync(certPath, made.cert);
+  fs.writeFileSync(certPath, made.cert, { mode: 0o600 });
   return { cert: made.cert, key: made.private, fingerprint: new crypto.X509Certificate(made.cert).fingerprint256, certPath };
 }
 
 /** Serves `app` over HTTPS on `host:port` (0 picks a free port) with the database's certificate. */
 export async function startHttps(app: RequestListener, options: { dbPath: string; host: string; port: number }): Promise<HttpsSharing> {
   const certificate = await ensureCertificate(options.dbPath);
-  const server = https.createServer({ cert: certificate.cert, key: certificate.key }, app);
+  const server = https.createServer({ cert: certificate.cert, key: certificate.key }, withHsts(app));
   server.keepAliveTimeout = 65_000;
   await listen(server, options.port, options.host);
   const port = (server.address() as AddressInfo).port;
@@ -139,6 +191,7 @@ export async function rebind(server: http.Server, host: string): Promise<void> {
 
 export interface ShareInfo {
   sharing: boolean;
+  /** Plain HTTP: loopback while not sharing; to other devices only with DOORLIST_LAN_HTTP=1. */
   httpUrls: string[];
   httpsUrls: string[];
   fingerprint?: string;
@@ -152,7 +205,7 @@ export class LanShare {
   private secure?: HttpsSharing;
 
   constructor(
-    private readonly running: { server: http.Server; app: RequestListener; https?: HttpsSharing },
+    private readonly running: { server: http.Server; app: RequestListener; https?: HttpsSharing; plainHttp: PlainHttpPolicy },
     private readonly options: { dbPath: string; httpsPort: number },
   ) {
     this.secure = running.https;
@@ -164,9 +217,11 @@ export class LanShare {
 
   info(): ShareInfo {
     const address = this.running.server.address() as AddressInfo;
+    // Plain HTTP is offered to other devices only where DOORLIST_LAN_HTTP=1 allows it.
+    const lanHttp = this.sharing && this.running.plainHttp.allowLan;
     return {
       sharing: this.sharing,
-      httpUrls: this.sharing ? reachableUrls('http', LAN_HOST, address.port) : [`http://${LOOPBACK_HOST}:${address.port}`],
+      httpUrls: !this.sharing ? [`http://${LOOPBACK_HOST}:${address.port}`] : lanHttp ? reachableUrls('http', LAN_HOST, address.port) : [],
       httpsUrls: this.secure?.urls ?? [],
       fingerprint: this.secure?.fingerprint,
     };
@@ -176,6 +231,7 @@ export class LanShare {
     if (!this.secure) {
       await rebind(this.running.server, LAN_HOST);
       this.secure = await startHttps(this.running.app, { dbPath: this.options.dbPath, host: LAN_HOST, port: this.options.httpsPort });
+      this.running.plainHttp.httpsPort = this.secure.port;
     }
     return this.info();
   }
@@ -184,12 +240,14 @@ export class LanShare {
   async close(): Promise<void> {
     await this.secure?.close();
     this.secure = undefined;
+    this.running.plainHttp.httpsPort = undefined;
   }
 
   async stop(): Promise<ShareInfo> {
     if (this.secure) {
       await this.secure.close();
       this.secure = undefined;
+      this.running.plainHttp.httpsPort = undefined;
       await rebind(this.running.server, LOOPBACK_HOST);
     }
     return this.info();

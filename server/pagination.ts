@@ -8,6 +8,8 @@ export type { PageRequest } from '../core/paging';
 export const DEFAULT_PAGE_SIZE = 250;
 export const MAX_PAGE_SIZE = 1000;
 
+const FIRST_MILLIS = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_MILLIS = Date.parse('9999-12-31T23:59:59.999Z');
 const UNIX_SECONDS = /^\d{1,12}(\.\d+)?$/;
 const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?$/;
 
@@ -35,7 +37,9 @@ export const timestampParam = z
   .trim()
   .transform((value, ctx) => {
     const millis = UNIX_SECONDS.test(value) ? Number(value) * 1000 : isoMillis(value);
-    if (!Number.isFinite(millis) || Math.abs(millis) > 8.64e15) {
+    // Years 0 to 9999 only: a later time would be written `+010000-...` and compare below
+    // every stored time, so a delta would return everything.
+    if (!Number.isFinite(millis) || millis < FIRST_MILLIS || millis > LAST_MILLIS) {
       ctx.addIssue({ code: 'custom', message: MSG.invalidTimestamp });
       return z.NEVER;
     }

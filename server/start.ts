@@ -4,11 +4,15 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createDb, createReadDb, migrateLatest, type Db } from '../db/knex';
+import { databaseDamage } from '../db/integrity';
+import { MSG } from '../core/messages';
+import { protectDatabaseFiles } from './data-files';
+import { removeStaleTempFiles } from './temp-files';
 import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
-import { isLoopbackHost, startHttps, type HttpsSharing } from './lan';
+import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
 
 export interface RunningServer {
   url: string;
@@ -19,6 +23,8 @@ export interface RunningServer {
   app: http.RequestListener;
   /** Present while the LAN is served: HTTPS beside plain HTTP. */
   https?: HttpsSharing;
+  /** What plain HTTP answers other devices; LAN sharing keeps its HTTPS port current. */
+  plainHttp: PlainHttpPolicy;
   close(): Promise<void>;
 }
 
@@ -47,12 +53,21 @@ async function ensureAdmin(db: Db, config: Config): Promise<void> {
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  protectDatabaseFiles(config.db);
+  const removed = removeStaleTempFiles();
+  if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
   const db = createDb(config.db);
+  const damage = await databaseDamage(db);
+  if (damage) {
+    await db.destroy();
+    throw new Error(MSG.databaseDamaged(config.db, damage.replace(/\s+/g, ' ')));
+  }
   await migrateLatest(db);
   await ensureAdmin(db, config);
   const readDb = createReadDb(config.db);
-  const { app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
-  const server = http.createServer(app);
+  const { listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
+  const server = http.createServer(plainHttpGate(app, plainHttp));
   server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -76,6 +91,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
       });
+  plainHttp.httpsPort = secure?.port;
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   void deps.mailer.deliverPending();
@@ -86,6 +102,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     server,
     app,
     https: secure,
+    plainHttp,
     close: async () => {
       await secure?.close();
       server.closeAllConnections();

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
@@ -15,6 +14,7 @@ import {
   type TableCounts,
 } from '../../db/repositories/event-files';
 import { MSG } from '../../core/messages';
+import { createTempFile } from '../temp-files';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
 
 export * from './format';
@@ -112,5 +112,5 @@ async function withLargeCache<T>(db: Db, work: () => Promise<T>): Promise<T> {
 
 /** A temporary path for an upload or download; the caller removes it. */
 export function tempEventFile(): string {
-  return path.join(os.tmpdir(), `doorlist-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}${EVENT_FILE_EXTENSION}`);
+  return createTempFile(EVENT_FILE_EXTENSION);
 }

@@ -1,4 +1,7 @@
-import type { Readable } from 'node:stream';
+import fs from 'node:fs';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, CsvError } from 'csv-parse';
 import { stringify } from 'csv-stringify';
@@ -15,8 +18,19 @@ import { GuestCreate, checkAnswers } from '../schemas/guests';
 import type { QuestionForAnswers } from '../../db/repositories/custom-questions';
 import { GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors } from '../schemas/guests-csv';
 import { MSG } from '../../core/messages';
+import { createTempFile } from '../temp-files';
 
 export const GUESTS_CSV_MAX_BYTES = 100 * 1024 * 1024;
+/** One row may hold this many characters; a longer one makes the file unreadable. */
+export const CSV_MAX_ROW_CHARS = 64 * 1024;
+/** Bad rows listed in a refusal; the rest are only counted (`more_rows`). */
+export const CSV_LISTED_ROW_ERRORS = 100;
+/** Reading stops at this many bad rows: the answer comes in a second, whatever the file. */
+export const CSV_MAX_BAD_ROWS = 10_000;
+/** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
+export const CSV_MAX_ROWS = 200_000;
+/** Guests read back from the staging file per insert. */
+const STAGED_BATCH = 2000;
 // Multiple answers of a checkbox question share one cell.
 export const CHOICE_SEPARATOR = '; ';
 const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
@@ -173,20 +187,137 @@ function csvDecoder(contentType: string | undefined): TextDecoder {
   }
 }
 
-/** The body as text, refused past `limit` bytes (a guest list of 100k rows is about 20 MB). */
-async function readText(req: Readable & { headers: Record<string, string | string[] | undefined> }, limit: number): Promise<string> {
+/** The body as decoded text, chunk by chunk, refused past `limit` bytes. */
+async function* decodedChunks(req: Readable & { headers: Record<string, string | string[] | undefined> }, limit: number): AsyncGenerator<string> {
   const decoder = csvDecoder(req.headers['content-type'] as string | undefined);
-  const chunks: Buffer[] = [];
+  if (Number(req.headers['content-length']) > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw new ValidationError({ detail: MSG.csvNotDecodable(decoder.encoding) });
+    }
+  };
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
-    chunks.push(chunk as Buffer);
-  }
   try {
-    return decoder.decode(Buffer.concat(chunks));
-  } catch {
-    throw new ValidationError({ detail: MSG.csvNotDecodable(decoder.encoding) });
+    // Reading may stop early (too large, too many bad rows): the request is then drained, not
+    // destroyed, so the answer still reaches the client.
+    for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new HttpError(413, { detail: MSG.bodyTooLarge });
+      const text = decode(chunk as Buffer);
+      if (text) yield text;
+    }
+    const tail = decode();
+    if (tail) yield tail;
+  } finally {
+    if (!req.readableEnded) req.resume();
+  }
+}
+
+/** The first chunks, up to the end of the header row (or one row's worth), for sniffing. */
+async function readHead(chunks: AsyncIterator<string>): Promise<string> {
+  let head = '';
+  while (!/[\r\n]/.test(head) && head.length < CSV_MAX_ROW_CHARS) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head += next.value;
+  }
+  return head;
+}
+
+async function* prepend(head: string, rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    if (head) yield head;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    // Stopped early: `rest` drains the request, so the connection can carry the next one.
+    await rest.return(undefined);
+  }
+}
+
+/** The body's records as they arrive, never the whole file in memory. */
+async function csvRecords(req: Readable & { headers: Record<string, string | string[] | undefined> }): Promise<AsyncIterable<string[]>> {
+  const chunks = decodedChunks(req, GUESTS_CSV_MAX_BYTES);
+  const head = await readHead(chunks);
+  const parser = parse({ bom: true, relax_column_count: true, delimiter: sniffDelimiter(head), max_record_size: CSV_MAX_ROW_CHARS });
+  // A failure on either side destroys the parser with that error, so the reader sees it.
+  pipeline(Readable.from(prepend(head, chunks)), parser).catch(() => undefined);
+  return parser;
+}
+
+/**
+ * Checked guests wait in a private temporary file (one JSON line each) until every row has
+ * been read: memory stays flat whatever the file's size, and nothing is written to the
+ * database before the whole file is known to be good.
+ */
+class StagedGuests {
+  private readonly out: fs.WriteStream;
+  /** A write that failed (disk full): kept and thrown by the next add or close, never lost. */
+  private failure?: Error;
+
+  private constructor(readonly file: string) {
+    this.out = fs.createWriteStream(file);
+    this.out.on('error', (err) => (this.failure ??= err));
+  }
+
+  static open(): StagedGuests {
+    return new StagedGuests(createTempFile('.csv-import.jsonl'));
+  }
+
+  async add(guest: GuestInsert): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.out.write(`${JSON.stringify(guest)}\n`)) await once(this.out, 'drain');
+  }
+
+  async close(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await new Promise<void>((resolve, reject) => this.out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  }
+
+  async *batches(size: number): AsyncGenerator<GuestInsert[]> {
+    let batch: GuestInsert[] = [];
+    for await (const line of readline.createInterface({ input: fs.createReadStream(this.file), crlfDelay: Infinity })) {
+      batch.push(JSON.parse(line) as GuestInsert);
+      if (batch.length === size) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length) yield batch;
+  }
+
+  remove(): void {
+    this.out.destroy();
+    fs.rmSync(this.file, { force: true });
+  }
+}
+
+/**
+ * Bad rows as the answer lists them: the first CSV_LISTED_ROW_ERRORS in row order, and how
+ * many more, so a file of nothing but bad rows costs a bounded answer.
+ */
+class RowErrors {
+  readonly listed: { row: number; errors: FieldErrors }[] = [];
+  count = 0;
+
+  /** Rows must arrive in increasing order. */
+  add(row: number, errors: FieldErrors): void {
+    this.count++;
+    if (this.listed.length < CSV_LISTED_ROW_ERRORS) this.listed.push({ row, errors });
+  }
+
+  /** Rows found later (codes taken in the event), merged into row order. */
+  merge(late: Map<number, FieldErrors>): void {
+    this.count += late.size;
+    const rows = [...late.keys()].sort((a, b) => a - b).slice(0, CSV_LISTED_ROW_ERRORS);
+    this.listed.push(...rows.map((row) => ({ row, errors: late.get(row)! })));
+    this.listed.sort((a, b) => a.row - b.row);
+    this.listed.length = Math.min(this.listed.length, CSV_LISTED_ROW_ERRORS);
+  }
+
+  get body() {
+    return { rows: this.listed, more_rows: this.count - this.listed.length };
   }
 }
 
@@ -240,8 +371,9 @@ export function guestsCsvRouter(deps: RouteDeps) {
       res.status(200);
       res.attachment(`${event.name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || `event-${event.id}`}-guests.csv`);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-      // The BOM makes spreadsheet programs read the file as UTF-8.
-      const csv = stringify({ header: true, columns: exportHeader(questions), bom: true });
+      // The BOM makes spreadsheet programs read the file as UTF-8. A cell (or question text in
+      // the header) starting with = + - @ tab or CR gets a leading ' so no spreadsheet runs it.
+      const csv = stringify({ header: true, columns: exportHeader(questions), bom: true, escape_formulas: true });
       const done = pipeline(csv, res);
       for await (const page of guestPages(deps.db, event.id)) {
         for (const { guest, answers } of page) {
@@ -286,59 +418,76 @@ export function guestsCsvRouter(deps: RouteDeps) {
       const [questions, registrationTypes] = await Promise.all([csvQuestions(deps.db, event.id), csvRegistrationTypes(deps.db, event.id)]);
       const answerRules = new Map(questions.map((q) => [q.id, { id: q.id, type: q.type, objstatus: 1, choiceIds: new Set(q.choices.map((c) => c.id)) }]));
 
-      const text = await readText(req, GUESTS_CSV_MAX_BYTES);
-      const parser = parse(text, { bom: true, relax_column_count: true, delimiter: sniffDelimiter(text) });
+      const records = await csvRecords(req);
       let columns: Column[] | undefined;
       let headers: string[] = [];
       let ctx: RowContext | undefined;
-      const guests: GuestInsert[] = [];
-      const rowNumbers: number[] = [];
-      const rows: { row: number; errors: FieldErrors }[] = [];
+      const errors = new RowErrors();
+      // Each code's first row, for codes repeated in the file and codes the event already has.
+      const codeRows = { barcode: new Map<string, number>(), nfc_tag: new Map<string, number>() };
+      const staged = query.dry_run ? undefined : StagedGuests.open();
+      let valid = 0;
       let row = 1;
       try {
-        // Empty lines are read as rows too, so row numbers match the spreadsheet's.
-        for await (const record of parser as AsyncIterable<string[]>) {
-          if (!columns) {
-            headers = record.map((h) => h.trim());
-            columns = mapColumns(headers, questions);
-            ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
-            continue;
+        try {
+          // Empty lines are read as rows too, so row numbers match the spreadsheet's.
+          for await (const record of records) {
+            if (!columns) {
+              headers = record.map((h) => h.trim());
+              columns = mapColumns(headers, questions);
+              ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
+              continue;
+            }
+            row++;
+            if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
+            if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
+            if (record.every((cell) => cell.trim() === '')) continue;
+            const result = guestOfRow(record, columns, ctx!);
+            if (result.errors) {
+              errors.add(row, result.errors);
+              continue;
+            }
+            const guest = result.guest!;
+            const repeated: FieldErrors = {};
+            if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
+            if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
+            if (Object.keys(repeated).length > 0) errors.add(row, repeated);
+            else {
+              if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
+              if (guest.nfc_tag) codeRows.nfc_tag.set(guest.nfc_tag, row);
+              valid++;
+              // Once any row is bad nothing will be written: only checking goes on.
+              if (staged && errors.count === 0) await staged.add(guest);
+            }
           }
-          row++;
-          if (record.every((cell) => cell.trim() === '')) continue;
-          const result = guestOfRow(record, columns, ctx!);
-          if (result.errors) rows.push({ row, errors: result.errors });
-          else {
-            guests.push(result.guest!);
-            rowNumbers.push(row);
-          }
+        } catch (err) {
+          if (err instanceof HttpError || err instanceof DomainError) throw err;
+          if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
+          throw err;
         }
-      } catch (err) {
-        if (err instanceof HttpError || err instanceof DomainError) throw err;
-        if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
-        throw err;
-      }
-      if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
+        if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
 
-      // Codes must be unique within the event: against the guests here and within the file.
-      const taken = await takenCodes(
-        deps.db,
-        event.id,
-        guests.flatMap((g) => (g.barcode ? [g.barcode] : [])),
-        guests.flatMap((g) => (g.nfc_tag ? [g.nfc_tag] : [])),
-      );
-      const seen = { barcode: new Set<string>(), nfc_tag: new Set<string>() };
-      guests.forEach((g, i) => {
-        const errors: FieldErrors = {};
-        if (g.barcode && (taken.barcodes.has(g.barcode) || seen.barcode.has(g.barcode))) errors.barcode = [MSG.barcodeExists];
-        if (g.nfc_tag && (taken.nfcTags.has(g.nfc_tag) || seen.nfc_tag.has(g.nfc_tag))) errors.nfc_tag = [MSG.nfcTagExists];
-        if (g.barcode) seen.barcode.add(g.barcode);
-        if (g.nfc_tag) seen.nfc_tag.add(g.nfc_tag);
-        if (Object.keys(errors).length > 0) rows.push({ row: rowNumbers[i], errors });
-      });
-      if (rows.length > 0) {
-        rows.sort((a, b) => a.row - b.row);
-        throw new ValidationError({ rows });
+        // Codes must also be unique against the guests the event already has.
+        const taken = await takenCodes(deps.db, event.id, [...codeRows.barcode.keys()], [...codeRows.nfc_tag.keys()]);
+        const late = new Map<number, FieldErrors>();
+        for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { barcode: [MSG.barcodeExists] });
+        for (const code of taken.nfcTags) {
+          const at = codeRows.nfc_tag.get(code)!;
+          late.set(at, { ...late.get(at), nfc_tag: [MSG.nfcTagExists] });
+        }
+        errors.merge(late);
+        if (errors.count > 0) throw new ValidationError(errors.body);
+
+        if (staged) {
+          await staged.close();
+          // The rows were parsed, checked and staged above; this one transaction only inserts,
+          // so the event gains every guest or none.
+          await deps.db.transaction(async (trx) => {
+            for await (const batch of staged.batches(STAGED_BATCH)) await insertGuests(trx, event.id, batch);
+          });
+        }
+      } finally {
+        staged?.remove();
       }
 
       const used: Record<string, string> = {};
@@ -348,10 +497,9 @@ export function guestsCsvRouter(deps: RouteDeps) {
         else if (c.kind === 'question') used[headers[i]] = `question ${c.question.id}`;
         else if (!READ_ONLY.has(normaliseHeader(headers[i]))) ignored.push(headers[i]);
       });
-      const summary = { columns: used, ignored_columns: ignored, would_create: guests.length };
+      const summary = { columns: used, ignored_columns: ignored, would_create: valid };
       if (query.dry_run) return { status: 200, body: { dry_run: true, created: 0, ...summary } };
-      await deps.db.transaction((trx) => insertGuests(trx, event.id, guests));
-      return { status: 201, body: { dry_run: false, created: guests.length, ...summary } };
+      return { status: 201, body: { dry_run: false, created: valid, ...summary } };
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
+import { boolean, choice, codeText, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -14,11 +14,7 @@ function scannedCode() {
   return z
     .preprocess(
       numberAsDigits,
-      z
-        .string({ error: MSG.invalidString })
-        .trim()
-        .min(1, { error: MSG.blank })
-        .max(128, { error: 'Ensure this field has no more than 128 characters.' }),
+      codeText({ empty: MSG.blank }),
     )
     .optional();
 }

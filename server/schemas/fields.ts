@@ -15,10 +15,41 @@ export const hasNoNul = (value: string) => !value.includes('\u0000');
 /** Scanners and spreadsheets send numeric codes: a finite number is taken as its digits. */
 export const numberAsDigits = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
 
+// Zero-width space, word joiner, BOM and Mongolian vowel separator: invisible, never meant.
+// (ZWNJ and ZWJ are kept in text: Persian, Indic scripts and emoji need them.)
+const INVISIBLE_IN_TEXT = /[\u200B\u2060\uFEFF\u180E]/g;
+// In a code every format character (zero-width, joiners, bidi marks, soft hyphen) is noise.
+const INVISIBLE_IN_CODES = /[\p{Cf}\u180E]/gu;
+
+/**
+ * Text as stored and matched: NFC (an "é" typed on a Mac and one pasted from Windows are the
+ * same) without invisible characters. Every text helper below applies it.
+ */
+export const canonicalText = (value: string) => value.normalize('NFC').replace(INVISIBLE_IN_TEXT, '');
+
+/** A barcode or NFC tag as stored and matched: NFC, every invisible format character removed. */
+export const canonicalCode = (value: string) => value.normalize('NFC').replace(INVISIBLE_IN_CODES, '');
+
+/**
+ * A guest's barcode or NFC tag, or a scanned one: canonical, trimmed, 1 to 128 characters. Guest
+ * create and update, the CSV import and the scan all read codes through this, so a code
+ * matches whatever way it was typed, pasted or scanned.
+ */
+export function codeText(messages: { empty: string; invalid?: (issue: { input?: unknown }) => string }) {
+  return z
+    .string({ error: messages.invalid ?? MSG.invalidString })
+    .overwrite(canonicalCode)
+    .trim()
+    .min(1, { error: messages.empty })
+    .max(128, { error: 'Ensure this field has no more than 128 characters.' })
+    .refine(hasNoNul, { error: MSG.nullCharacter });
+}
+
 /** A required, non-blank string (surrounding whitespace trimmed). */
 export function requiredText(max = 255) {
   return z
     .string({ error: typeError(MSG.invalidString) })
+    .overwrite(canonicalText)
     .trim()
     .min(1, { error: MSG.blank })
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
@@ -29,6 +60,7 @@ export function requiredText(max = 255) {
 export function requiredBlankableText(max = 255) {
   return z
     .string({ error: typeError(MSG.invalidString) })
+    .overwrite(canonicalText)
     .trim()
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
     .refine(hasNoNul, { error: MSG.nullCharacter });
@@ -38,6 +70,7 @@ export function requiredBlankableText(max = 255) {
 export function optionalText(max = 255) {
   return z
     .string({ error: typeError(MSG.invalidString) })
+    .overwrite(canonicalText)
     .trim()
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
     .refine(hasNoNul, { error: MSG.nullCharacter })

@@ -17,6 +17,10 @@ export const GuestsCsvImportResult = z
 
 export const GuestsCsvRowErrors = z
   .object({
-    rows: z.array(z.object({ row: z.number().int(), errors: z.record(z.string(), z.array(z.string())) })),
+    detail: z.string().optional().openapi({ description: 'Present when reading stopped early (too many bad rows).' }),
+    rows: z
+      .array(z.object({ row: z.number().int(), errors: z.record(z.string(), z.array(z.string())) }))
+      .openapi({ description: 'The first 100 bad rows, in row order (row 1 is the header).' }),
+    more_rows: z.number().int().openapi({ description: 'How many more rows are bad than are listed.' }),
   })
   .openapi('GuestsCsvRowErrors');

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
+import { boolean, canonicalText, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 import type { FieldErrors } from '../errors';
@@ -14,12 +14,7 @@ function code(emptyMessage: string) {
   return z
     .preprocess(
       numberAsDigits,
-      z
-        .string({ error: (issue) => (issue.input === null ? emptyMessage : MSG.invalidString) })
-        .trim()
-        .min(1, { error: emptyMessage })
-        .max(128, { error: 'Ensure this field has no more than 128 characters.' })
-        .refine(hasNoNul, { error: MSG.nullCharacter }),
+      codeText({ empty: emptyMessage, invalid: (issue) => (issue.input === null ? emptyMessage : MSG.invalidString) }),
     )
     .optional();
 }
@@ -82,7 +77,7 @@ export const GuestParams = z.object({ event_id: pathId, guest_id: z.string().tra
 
 export const GuestListQuery = ListQuery.extend({
   only_checkins: boolean().default(false),
-  search: z.string({ error: MSG.invalidString }).trim().max(200, { error: MSG.invalidSearch }).optional(),
+  search: z.string({ error: MSG.invalidString }).overwrite(canonicalText).trim().max(200, { error: MSG.invalidSearch }).optional(),
 });
 
 const AnswerOut = z.object({ answer: z.string(), id: z.string().nullable() });

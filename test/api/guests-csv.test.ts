@@ -132,6 +132,7 @@ describe('POST /events/:event_id/guests.csv', () => {
         { row: 7, errors: { custom_questions: [MSG.answerChoiceNotFound('Pescatarian', setup.diet.id)] } },
         { row: 8, errors: { nfc_tag: [MSG.nfcTagExists] } },
       ],
+      more_rows: 0,
     });
     assert.equal(await guestCount(server, setup.eventId), before);
   });
@@ -140,7 +141,7 @@ describe('POST /events/:event_id/guests.csv', () => {
     const csv = 'Vorname;Nachname;Email;Registration Type;Topics\nZoe;Semi;zoe@example.test;VIP;AI; Food\n\n;Blank;b@example.test;VIP;\n';
     const res = await upload(server, setup.eventId, csv, '?dry_run=true');
     assert.equal(res.status, 400, JSON.stringify(res.body));
-    assert.deepEqual(res.body, { rows: [{ row: 4, errors: { first_name: [MSG.blank] } }] });
+    assert.deepEqual(res.body, { rows: [{ row: 4, errors: { first_name: [MSG.blank] } }], more_rows: 0 });
     const ok = await upload(server, setup.eventId, csv.split('\n').slice(0, 2).join('\n'), '?dry_run=true');
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.would_create, 1);
@@ -149,13 +150,13 @@ describe('POST /events/:event_id/guests.csv', () => {
   it('answers 400 This field is required. on every row when a required column is missing', async () => {
     const res = await upload(server, setup.eventId, 'Last Name,Email,Registration Type\nSolo,solo@example.test,VIP\n');
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { first_name: [MSG.required] } }] });
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { first_name: [MSG.required] } }], more_rows: 0 });
   });
 
   it('answers 400 Barcode cannot be empty for a barcode of spaces', async () => {
     const res = await upload(server, setup.eventId, 'First Name,Last Name,Email,Barcode,Registration Type\nSpace,Code,sc@example.test,"   ",VIP\n');
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { barcode: [MSG.barcodeEmpty] } }] });
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { barcode: [MSG.barcodeEmpty] } }], more_rows: 0 });
   });
 
   it('answers 400 with a clear message for a CSV that cannot be read', async () => {

@@ -3,14 +3,23 @@ import config from './playwright.config';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
+import { lanAddresses } from '../../server/lan';
 
-// A LAN name for this machine: a page there is not "localhost", so over plain HTTP it is not
-// a secure context, exactly like a phone opening the laptop's address.
+// A LAN name for this machine's network address: requests come from a non-loopback address,
+// exactly like a phone opening the laptop's address. Without such an address it maps to
+// loopback and the tests that need a LAN client are skipped.
+const LAN_ADDRESS = lanAddresses()[0];
 const LAN_HOST = 'doorlist.lan';
+// A name for loopback that is not "localhost": over plain HTTP no secure context, like an old
+// client that DOORLIST_LAN_HTTP=1 lets in.
+const PLAIN_HOST = 'doorlist-plain.lan';
 const base = config.use!.launchOptions!;
 test.use({
   ignoreHTTPSErrors: true,
-  launchOptions: { ...base, args: [...(base.args ?? []), `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`] },
+  launchOptions: {
+    ...base,
+    args: [...(base.args ?? []), `--host-resolver-rules=MAP ${LAN_HOST} ${LAN_ADDRESS ?? '127.0.0.1'}, MAP ${PLAIN_HOST} 127.0.0.1`],
+  },
 });
 
 let server: DoorServer;
@@ -41,9 +50,20 @@ test('a LAN browser over HTTPS gets a secure page: the same screen, camera allow
   await door.screenshot('70-lan-https');
 });
 
-test('a LAN browser over plain HTTP still scans, with scan uids made without crypto.randomUUID', async ({ page }) => {
+test('a LAN browser over plain HTTP is sent to HTTPS; a plain API call from the LAN is refused', async ({ page }) => {
+  test.skip(!LAN_ADDRESS, 'no non-loopback address on this machine');
+  await page.goto(`http://${LAN_HOST}:${port()}/`);
+  expect(page.url()).toBe(`https://${LAN_HOST}:${httpsPort}/`);
+  expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+  // The request context resolves names itself (no browser mapping): the address, then.
+  const api = await page.request.get(`http://${LAN_ADDRESS}:${port()}/api/v1/events`, { headers: { authorization: `Token ${server.adminToken}` } });
+  expect(api.status()).toBe(403);
+  expect((await api.json()).detail).toContain(`https://${LAN_ADDRESS}:${httpsPort}/api/v1/events`);
+});
+
+test('a plain-HTTP page that is no secure context (an old client) still scans, with uids made without crypto.randomUUID', async ({ page }) => {
   const door = new DoorPage(page);
-  await door.open(`http://${LAN_HOST}:${port()}`, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.open(`http://${PLAIN_HOST}:${port()}`, server.adminToken, { id: seed.eventId, name: seed.eventName });
   expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
   await expect(page.getByRole('button', { name: 'F8 Camera' })).toHaveCount(0);
   await door.scan(seed.guests.grace.barcode);

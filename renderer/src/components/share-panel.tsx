@@ -1,7 +1,10 @@
 import type { ShareInfo } from '../desktop';
 import { Dialog } from './dialog';
 
-/** The desktop app's LAN sharing: the addresses to open on phones and the certificate to expect. */
+/**
+ * The desktop app's LAN sharing: the HTTPS address (text and QR code) to open on phones and
+ * the certificate fingerprint to expect. Plain HTTP appears only where the laptop allows it.
+ */
 export function SharePanel({ info, onClose }: { info: ShareInfo; onClose: () => void }) {
   return (
     <Dialog title={info.sharing ? 'Sharing on the LAN' : 'Not sharing'} onClose={onClose} wide>
@@ -22,7 +25,7 @@ export function SharePanel({ info, onClose }: { info: ShareInfo; onClose: () => 
             <figure>
               {info.httpQr && <img src={info.httpQr} alt={`QR code for ${info.httpUrls[0]}`} width={220} height={220} />}
               <figcaption>
-                <strong>Plain:</strong>
+                <strong>Plain HTTP (allowed by DOORLIST_LAN_HTTP=1 for old clients; no camera, sent in clear):</strong>
                 {info.httpUrls.map((u) => (
                   <code key={u}>{u}</code>
                 ))}

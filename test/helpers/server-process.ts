@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADMIN } from './server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** `http://host:port/api/v1` from the ready line. */
+  baseUrl: string;
+  /** Everything the process printed so far. */
+  output(): { stdout: string; stderr: string };
+  stop(): Promise<void>;
+}
+
+/** What `npm run serve` prints and how it exits, for a start that is expected to fail. */
+export function runServe(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => (stdout += c));
+  child.stderr!.on('data', (c) => (stderr += c));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** `npm run serve`'s entry point as its own process, with the test administrator. */
+export function startServeProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DOORLIST_PORT: '0',
+      DOORLIST_HOST: '127.0.0.1',
+      DOORLIST_ADMIN_USERNAME: ADMIN.username,
+      DOORLIST_ADMIN_PASSWORD: ADMIN.password,
+      DOORLIST_LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await gone;
+  };
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /Doorlist listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve({ child, baseUrl: `${match[1]}/api/v1`, output: () => ({ stdout, stderr }), stop });
+    });
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before it was ready: ${stderr}`)));
+  });
+}
+
+/** Resident memory of a process in MB, as the kernel counts it. */
+export function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
+}
+
+export async function signIn(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  return ((await res.json()) as { token: string }).token;
+}
