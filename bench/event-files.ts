@@ -4,9 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { exportEventToPath, importEventFile } from '../server/event-file';
+import { percentile, round, type Log, type Metric } from './common';
+import { barcodeOf } from './seed';
 
 /** Targets on the project's 2-core machine. */
-export const EVENT_FILE_TARGETS = { exportMs: 3000, importMs: 5000 };
+export const EVENT_FILE_TARGETS = { exportMs: 3000, importMs: 5000, scanP99DuringImportMs: 250 };
 
 export interface EventFilesBenchResult {
   guests: number;
@@ -75,8 +77,11 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [value, Math.round(performance.now() - started)];
 }
 
-/** Export and import of a `guests`-guest event, each timed; for bench/run.ts or alone. */
-export async function benchEventFiles(options: { guests?: number; log?: (line: string) => void } = {}): Promise<EventFilesBenchResult> {
+/**
+ * Export and import of a `guests`-guest event, each timed; for bench/run.ts or alone.
+ * `keepFileAt`: where to leave the exported file for the next measurement.
+ */
+export async function benchEventFiles(options: { guests?: number; log?: (line: string) => void; keepFileAt?: string } = {}): Promise<EventFilesBenchResult> {
   const guests = options.guests ?? 100_000;
   const log = options.log ?? ((line: string) => process.stdout.write(line + '\n'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-files-'));
@@ -95,6 +100,7 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
     const [, importMs] = await timed(() => importEventFile(target, file, { scope: null, groupId: group.id }));
     const [again, reimportMs] = await timed(() => importEventFile(target, file, { scope: null }));
     if (again.checkins_added !== 0 || again.created.guests !== 0) throw new Error('re-import changed the event');
+    if (options.keepFileAt) fs.copyFileSync(file, options.keepFileAt);
     const ok = exportMs <= EVENT_FILE_TARGETS.exportMs && importMs <= EVENT_FILE_TARGETS.importMs;
     log(`event files: ${records} records, ${(fileBytes / 1024 / 1024).toFixed(1)} MB gzip`);
     log(`event files: export ${exportMs} ms (target ≤ ${EVENT_FILE_TARGETS.exportMs})`);
@@ -118,11 +124,113 @@ export function eventFilesMetrics(result: EventFilesBenchResult) {
   ];
 }
 
-/** A section for bench/run.ts: `SECTIONS.push(eventFilesSection)`; it needs no server. */
+export interface ScanDuringImportInput {
+  baseUrl: string;
+  /** A key of the scanned event's group: the import goes into that group too. */
+  key: string;
+  /** The event the door keeps scanning (its guests' barcodes are barcodeOf(i)). */
+  eventId: number;
+  guests: number;
+  /** An event file of another event (new to the server), as a second laptop sends it. */
+  file: string;
+  /** Door stations scanning one guest after another. */
+  stations?: number;
+}
+
+/**
+ * p50/p99 of scans answered while the server imports `file` over HTTP (or, without a file,
+ * for `idleMs` with nothing else running: the same load's baseline on this machine now), and
+ * how long the import took.
+ */
+async function scansWhileImporting(
+  input: ScanDuringImportInput,
+  next: () => number,
+  file: string | undefined,
+  idleMs = 5000,
+): Promise<{ latencies: number[]; importMs: number; status: number; non2xx: number }> {
+  const headers = { authorization: `Token ${input.key}`, 'content-type': 'application/json' };
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let importing = true;
+  const station = async (n: number) => {
+    while (importing) {
+      const i = next();
+      const started = performance.now();
+      const res = await fetch(`${input.baseUrl}/events/${input.eventId}/checkins`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ barcode: barcodeOf(i), uid: `bench-import-scan-${i}`, station: `Import door ${n}` }),
+      });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - started);
+      if (res.status >= 300) non2xx++;
+    }
+  };
+  const stations = Array.from({ length: input.stations ?? 4 }, (_, n) => station(n));
+  const started = performance.now();
+  let status = 0;
+  if (file) {
+    const res = await fetch(`${input.baseUrl}/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Token ${input.key}`, 'content-type': 'application/gzip' },
+      body: fs.createReadStream(file) as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit);
+    await res.arrayBuffer();
+    status = res.status;
+  } else await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const importMs = performance.now() - started;
+  importing = false;
+  await Promise.all(stations);
+  return { latencies: latencies.sort((a, b) => a - b), importMs, status, non2xx };
+}
+
+/**
+ * The door while a 100,000-guest event file is imported on the same server (issue 12): four
+ * stations scan guests of the seeded event one after another, first alone (the baseline on
+ * this machine now), then while the file creates its event, then while it merges again.
+ */
+export async function benchScanDuringImport(input: ScanDuringImportInput, log: Log): Promise<Metric[]> {
+  // The last guests of the seeded event, from the top down: earlier sections scanned the first ones.
+  let i = input.guests;
+  const next = () => (i > 0 ? --i : input.guests - 1);
+  const baseline = await scansWhileImporting(input, next, undefined);
+  const [baseP50, baseP99] = [round(percentile(baseline.latencies, 50), 1), round(percentile(baseline.latencies, 99), 1)];
+  log(`  scans with no import (the same four stations, ${baseline.latencies.length} scans): p50 ${baseP50} ms, p99 ${baseP99} ms`);
+  const metrics: Metric[] = [
+    { section: 'event-files', name: 'scan p50 with no import (baseline)', value: baseP50, unit: 'ms' },
+    { section: 'event-files', name: 'scan p99 with no import (baseline)', value: baseP99, unit: 'ms' },
+  ];
+  for (const [label, expected] of [['import (new event)', 201], ['import again (merge)', 200]] as const) {
+    const run = await scansWhileImporting(input, next, input.file);
+    if (run.status !== expected) throw new Error(`${label}: answered ${run.status}, expected ${expected}`);
+    const p50 = round(percentile(run.latencies, 50), 1);
+    const p99 = round(percentile(run.latencies, 99), 1);
+    log(`  scans during ${label}: ${run.latencies.length} scans (${run.non2xx} not 2xx), p50 ${p50} ms, p99 ${p99} ms, max ${round(run.latencies[run.latencies.length - 1] ?? NaN, 1)} ms; the import took ${Math.round(run.importMs)} ms over HTTP`);
+    const ok = p99 <= EVENT_FILE_TARGETS.scanP99DuringImportMs;
+    metrics.push(
+      { section: 'event-files', name: `scan p50 during a 100k ${label}`, value: p50, unit: 'ms' },
+      { section: 'event-files', name: `scan p99 during a 100k ${label}`, value: p99, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.scanP99DuringImportMs}`, ok },
+      { section: 'event-files', name: `${label} over HTTP while scanning`, value: Math.round(run.importMs), unit: 'ms' },
+    );
+  }
+  return metrics;
+}
+
+/** A section for bench/run.ts: in-process export and import, then the door during an import on the bench's server. */
 export const eventFilesSection = {
   name: 'event-files',
-  run: async (ctx: { log: (line: string) => void; seeded?: { guests: number } }) =>
-    eventFilesMetrics(await benchEventFiles({ guests: ctx.seeded?.guests, log: ctx.log })),
+  run: async (ctx: { log: Log; baseUrl: string; key: string; seeded: { guests: number; eventId: number } }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-file-'));
+    try {
+      const file = path.join(dir, 'event.doorlist.gz');
+      const result = await benchEventFiles({ guests: ctx.seeded.guests, log: ctx.log, keepFileAt: file });
+      const duringImport = await benchScanDuringImport({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, file }, ctx.log);
+      return [...eventFilesMetrics(result), ...duringImport];
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
 };
 
 if (require.main === module) {

@@ -117,12 +117,13 @@ function printTable(metrics: Metric[], log: Log): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { guests: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { guests: { type: 'string' }, only: { type: 'string' }, db: { type: 'string' } } });
   const guests = Number(values.guests ?? 100_000);
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const log: Log = (line) => process.stdout.write(`${line}\n`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-'));
-  const dbFile = path.join(dir, 'bench.sqlite');
+  // `--db postgres://...` measures a central server: the event is seeded into that database.
+  const dbFile = values.db ?? path.join(dir, 'bench.sqlite');
   let server: ChildServer | undefined;
   try {
     log(`Seeding ${guests} guests (bulk insert, not HTTP)...`);
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
       metrics,
     };
     // bench/results.json is the record of a whole run; a partial or smaller run goes beside it.
-    const complete = !only && guests === 100_000;
+    const complete = !only && guests === 100_000 && !values.db;
     const file = path.join(ROOT, 'bench', complete ? 'results.json' : 'results.partial.json');
     fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     log(`\nWritten to ${path.relative(ROOT, file)}`);

@@ -102,6 +102,7 @@ export const MSG = {
   invalidPage: 'Page must be a positive integer.',
   tooManyLogins: 'Too many failed sign-in attempts. Try again in a few minutes.',
   databaseBusy: 'The database is busy; try again.',
+  databaseUnavailable: 'The database cannot be reached; try again shortly.',
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
   databaseDamaged: (file: string, problem: string) =>
@@ -118,6 +119,11 @@ export const MSG = {
     `The event file has format version ${version}, newer than this Doorlist reads (${supported}); update Doorlist to import it.`,
   eventFileInvalid: (reason: string) => `The event file cannot be imported: ${reason}.`,
   eventFileContentType: 'Send the event file itself as the request body (Content-Type application/gzip or application/octet-stream).',
+  eventFileLineTooLong: (limitMb: number) => `The event file cannot be imported: a line is longer than ${limitMb} MB, which no Doorlist writes.`,
+  eventFileInflatesTooMuch: (limitMb: number) =>
+    `The event file cannot be imported: it unpacks to more than ${limitMb} MB, more than any event Doorlist writes (or far more than its own size allows).`,
+  eventFileImportRunning: 'This event is being imported from another file right now; try again when that import has finished.',
+  eventFileDoorNewEvent: 'A door role can import only into an event that is here already (check-ins, undos and new guests).',
   csvContentType: 'Send the guest list as the request body (Content-Type text/csv).',
   csvUnreadable: (reason: string) => `The CSV file cannot be read: ${reason}`,
   csvNoHeader: 'The CSV file needs a header row naming its columns.',

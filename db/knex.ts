@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
+import { dialectOf } from './dialect';
+import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -25,6 +27,21 @@ type TransactionClass = new (client: unknown, ...args: unknown[]) => { query(con
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const SqliteTransaction: TransactionClass = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction');
 
+/** What the database setting may say beyond its location (PostgreSQL only). */
+export type DbOptions = PostgresOptions;
+
+/**
+ * Builds knex for the database setting: a `postgres://` or `postgresql://` URL is a central
+ * PostgreSQL (db/dialect/postgres.ts); any other `scheme://` is refused, never taken for a file
+ * name; anything else is a SQLite file.
+ */
+export function createDb(setting: string, options: DbOptions = {}): Db {
+  if (isPostgresUrl(setting)) return knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(setting)?.[1].toLowerCase();
+  if (scheme) throw new Error(`${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`);
+  return createSqliteDb(setting);
+}
+
 /**
  * Every transaction of the writer takes the write lock when it begins (BEGIN IMMEDIATE), so
  * it waits for another process's write under busy_timeout. A plain BEGIN reads first, and
@@ -44,7 +61,7 @@ class ImmediateTransaction extends SqliteTransaction {
  * for the lock (see ImmediateTransaction). WAL lets readers (createReadDb, other processes)
  * read while it writes.
  */
-export function createDb(file: string): Db {
+function createSqliteDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = knex({
     client: 'sqlite3',
@@ -71,9 +88,11 @@ const READ_CONNECTIONS = 2;
  * Read-only connections to the same file (after createDb has made it WAL): lists, stats and
  * exports run here, so a scan never waits for them, and each statement (or read transaction)
  * sees a snapshot of everything committed when it began. query_only makes a write here fail
- * rather than compete with the writer.
+ * rather than compete with the writer. On PostgreSQL every pooled connection reads a snapshot
+ * of its own already: a pool of its own (where a read replica's URL would go).
  */
-export function createReadDb(file: string): Db {
+export function createReadDb(file: string, options: DbOptions = {}): Db {
+  if (isPostgresUrl(file)) return createDb(file, options);
   return knex({
     client: 'sqlite3',
     connection: { filename: file },
@@ -82,6 +101,7 @@ export function createReadDb(file: string): Db {
   });
 }
 
+/** Brings the schema up to date; processes starting together on one PostgreSQL take turns. */
 export async function migrateLatest(db: Db): Promise<void> {
-  await db.migrate.latest();
+  await dialectOf(db).migrateLatest(db);
 }

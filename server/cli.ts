@@ -5,14 +5,17 @@ import { createDb, migrateLatest, type Db } from '../db/knex';
 import { protectDatabaseFiles } from './data-files';
 import { DomainError } from '../core/errors';
 import { HttpError } from './errors';
+import { timestampParam } from './pagination';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
 
 const USAGE = `Usage:
-  npm run doorlist -- export --event <id> --out <file> [--db <file>]
+  npm run doorlist -- export --event <id> --out <file> [--since <time>] [--db <file>]
   npm run doorlist -- import --in <file> [--group <id>] [--db <file>]
 
 Works directly on the database (--db, else DOORLIST_DB, else the per-user default).
-An import of an event that exists here merges into it; a new event needs --group.`;
+An import of an event that exists here merges into it; a new event goes into --group, or
+without it into the file's own group (made here if this database lacks it).
+--since (Unix seconds or an ISO datetime) exports only what changed at or after it.`;
 
 class UsageError extends Error {}
 
@@ -43,8 +46,12 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return Number(value);
 }
 
+// The command line's names for the API's fields.
+const FLAGS: Record<string, string> = { group_id: '--group' };
+
 function summary(result: ImportResult): string {
-  const lines = [`${result.event_created ? 'Created' : 'Merged into'} event ${result.event_id}.`];
+  const made = result.group_created ? ", made from the file's group" : '';
+  const lines = [result.event_created ? `Created event ${result.event_id} in group ${result.group_id}${made}.` : `Merged into event ${result.event_id}.`];
   const tables = Object.keys(result.created);
   const width = Math.max(...tables.map((t) => t.length));
   lines.push(`${'table'.padEnd(width)}  created  updated  unchanged  skipped`);
@@ -65,15 +72,18 @@ async function runExport(db: Db, values: Record<string, string | boolean | undef
   const eventId = positiveInt(values.event as string | undefined, '--event');
   const out = values.out as string | undefined;
   if (eventId === undefined || !out) throw new UsageError('export needs --event <id> and --out <file>.');
+  const since = values.since === undefined ? undefined : timestampParam.safeParse(values.since);
+  if (since && !since.success) throw new UsageError('--since must be Unix seconds or an ISO datetime.');
   const event = await db('events').where({ id: eventId }).first();
   if (!event) throw new UsageError(`Event ${eventId} not found in this database.`);
   const bar = progressBar('Exporting');
   const started = Date.now();
   try {
-    const counts = await exportEventToPath(db, event, out, bar.onProgress);
+    const counts = await exportEventToPath(db, event, out, { since: since?.data, onProgress: bar.onProgress });
     bar.stop();
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    process.stdout.write(`Exported "${event.name}" (event ${eventId}) to ${out}: ${total} records in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+    const what = since ? `the changes since ${since.data} of "${event.name}"` : `"${event.name}"`;
+    process.stdout.write(`Exported ${what} (event ${eventId}) to ${out}: ${total} records in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
     for (const [table, n] of Object.entries(counts)) if (n > 0) process.stdout.write(`  ${table}: ${n}\n`);
   } finally {
     bar.stop();
@@ -104,6 +114,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       out: { type: 'string' },
       in: { type: 'string' },
       group: { type: 'string' },
+      since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -116,7 +127,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   }
   const config = loadConfig(process.env, values.db ? ['--db', values.db] : []);
   protectDatabaseFiles(config.db);
-  const db = createDb(config.db);
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     await migrateLatest(db);
     if (command === 'export') await runExport(db, values);
@@ -133,7 +144,7 @@ export function refusalSentence(body: Record<string, unknown>): string {
   if (typeof detail === 'string') return detail;
   const parts = Object.entries(body).map(([field, messages]) => {
     const text = Array.isArray(messages) ? messages.join(' ') : String(messages);
-    return field === 'detail' || field === 'details' || field === 'non_field_errors' ? text : `${field}: ${text}`;
+    return field === 'detail' || field === 'details' || field === 'non_field_errors' ? text : `${FLAGS[field] ?? field}: ${text}`;
   });
   return parts.length > 0 ? parts.join('; ') : 'the request was not accepted.';
 }

@@ -9,24 +9,22 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql']);
 
-/** DOORLIST_DB: a SQLite file path. PostgreSQL URLs are the next step; any other URL is a mistake. */
+/** DOORLIST_DB: a SQLite file path or a PostgreSQL URL; any other URL is a mistake. */
 const databaseSetting = z
   .string()
   .min(1)
   .superRefine((value, ctx) => {
     const scheme = URL_SCHEME.exec(value)?.[1].toLowerCase();
-    if (scheme === undefined) return;
-    ctx.addIssue({
-      code: 'custom',
-      message: POSTGRES_SCHEMES.has(scheme)
-        ? 'PostgreSQL is not supported yet; give the path of a SQLite file'
-        : `${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`,
-    });
+    if (scheme === undefined || POSTGRES_SCHEMES.has(scheme)) return;
+    ctx.addIssue({ code: 'custom', message: `${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL` });
   });
 
 const ConfigSchema = z
   .object({
     db: databaseSetting,
+    /** PostgreSQL only: connections per process, and the longest a statement may run. */
+    dbPool: z.coerce.number().int().min(1).max(1000).optional(),
+    dbStatementTimeoutMs: z.coerce.number().int().min(100).optional(),
     host: z.string().min(1),
     port: z.coerce.number().int().min(0).max(65535),
     httpsPort: z.coerce.number().int().min(0).max(65535),
@@ -71,6 +69,8 @@ export function loadConfig(
   });
   const parsed = ConfigSchema.safeParse({
     db: values.db ?? env.DOORLIST_DB ?? path.join(defaultDataDir(), 'doorlist.sqlite'),
+    dbPool: env.DOORLIST_DB_POOL || undefined,
+    dbStatementTimeoutMs: env.DOORLIST_DB_STATEMENT_TIMEOUT_MS || undefined,
     host: values.host ?? env.DOORLIST_HOST ?? '127.0.0.1',
     port: values.port ?? env.DOORLIST_PORT ?? 8787,
     httpsPort: values['https-port'] ?? env.DOORLIST_HTTPS_PORT ?? 8788,

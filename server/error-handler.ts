@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../core/errors';
 import { HttpError } from './errors';
 import { MSG } from '../core/messages';
+import { classifyDbError } from '../db/errors';
 
 interface BodyParserError {
   type?: string;
@@ -25,8 +26,8 @@ function isJsonButNotObject(raw: unknown): boolean {
 export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) return next(err);
   const { status, body } = describe(err);
-  if (status >= 500) req.log?.error({ err }, 'request failed');
-  else if (status === 503) req.log?.warn({ err }, 'database busy');
+  if (status === 503) req.log?.warn({ err }, 'database busy or unreachable');
+  else if (status >= 500) req.log?.error({ err }, 'request failed');
   res.status(status).json(body);
 };
 
@@ -55,11 +56,20 @@ function describe(err: unknown): { status: number; body: Record<string, unknown>
     case 'charset.unsupported':
       return { status: 400, body: { detail: MSG.unsupportedContentType } };
   }
-  const code = (err as { code?: string })?.code;
-  // Repositories turn the constraint failures a client can cause into field errors; this
-  // net keeps an unforeseen one a 4xx rather than a 500.
-  if (code === 'SQLITE_CONSTRAINT') return { status: 400, body: { detail: MSG.integrityConflict } };
-  if (code === 'SQLITE_BUSY') return { status: 503, body: { detail: MSG.databaseBusy } };
+  switch (classifyDbError(err)?.kind) {
+    // Repositories turn the constraint failures a client can cause into field errors; this
+    // net keeps an unforeseen one a 4xx rather than a 500.
+    case 'unique':
+    case 'integrity':
+      return { status: 400, body: { detail: MSG.integrityConflict } };
+    // Retries spent, lock or statement timeout: the client may simply try again.
+    case 'retryable':
+    case 'busy':
+      return { status: 503, body: { detail: MSG.databaseBusy } };
+    // The pool reconnects by itself once the database is back.
+    case 'unavailable':
+      return { status: 503, body: { detail: MSG.databaseUnavailable } };
+  }
   // Express's and its helpers' own 4xx (a malformed %-escape, a refused file path): a fixed
   // message, never theirs, which can carry server paths.
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {

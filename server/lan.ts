@@ -10,6 +10,8 @@ import { generate } from 'selfsigned';
 import { restrictMode } from './data-files';
 import { withHsts } from './security-headers';
 import { MSG } from '../core/messages';
+import { isPostgresUrl } from '../db/dialect/postgres';
+import { defaultDataDir } from './config';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -98,8 +100,9 @@ export function reachableUrls(scheme: 'http' | 'https', host: string, port: numb
   return (hosts.length ? hosts : [host]).map((h) => `${scheme}://${h}:${port}`);
 }
 
+/** Beside a SQLite file; for a PostgreSQL URL, in the per-user data folder. */
 function certificatePaths(dbPath: string) {
-  const dir = path.dirname(path.resolve(dbPath));
+  const dir = isPostgresUrl(dbPath) ? defaultDataDir() : path.dirname(path.resolve(dbPath));
   return { dir, certPath: path.join(dir, CERT_FILE), keyPath: path.join(dir, KEY_FILE) };
 }
 

@@ -1,7 +1,10 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
-import { enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../db/repositories/outbox';
+import { claimEmail, enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../db/repositories/outbox';
+
+// Longer than any SMTP exchange takes; a claim left by a dead process is retried after it.
+const CLAIM_MS = 5 * 60 * 1000;
 
 export interface Mail {
   recipient: string;
@@ -39,6 +42,8 @@ export class Mailer {
 
   private async deliver(): Promise<void> {
     for (const mail of await listUnsentEmails(this.db)) {
+      // Other server processes on the database deliver the same outbox: send only what this one claimed.
+      if (!(await claimEmail(this.db, mail.id, CLAIM_MS))) continue;
       try {
         await this.transport!.sendMail({ from: 'Doorlist <doorlist@localhost>', to: mail.recipient, subject: mail.subject, text: mail.body });
         await markEmailSent(this.db, mail.id);

@@ -8,7 +8,7 @@ import { databaseDamage } from '../db/integrity';
 import { MSG } from '../core/messages';
 import { protectDatabaseFiles } from './data-files';
 import { removeStaleTempFiles } from './temp-files';
-import { findUserByUsername, insertUser, setUserPassword } from '../db/repositories/users';
+import { findUserByUsername, insertUserIfAbsent, setUserPassword } from '../db/repositories/users';
 import { createApp } from './app';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
@@ -36,13 +36,21 @@ export function defaultRendererDir(): string {
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'index.html'))) ?? candidates[0];
 }
 
-/** DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that password. */
+/**
+ * DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that
+ * password. Processes starting together on one database may both insert: one wins, the other's
+ * insert is ignored, and both then check the stored user.
+ */
 async function ensureAdmin(db: Db, config: Config): Promise<void> {
   if (!config.adminUsername || !config.adminPassword) return;
-  const existing = await findUserByUsername(db, config.adminUsername);
-  if (!existing) {
-    await insertUser(db, { username: config.adminUsername, password_hash: await hashPassword(config.adminPassword), is_admin: true });
-  } else if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
+  let inserted: string | undefined;
+  if (!(await findUserByUsername(db, config.adminUsername))) {
+    inserted = await hashPassword(config.adminPassword);
+    await insertUserIfAbsent(db, { username: config.adminUsername, password_hash: inserted, is_admin: true });
+  }
+  const existing = (await findUserByUsername(db, config.adminUsername))!;
+  if (existing.password_hash === inserted) return;
+  if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
     await setUserPassword(db, existing.id, await hashPassword(config.adminPassword), true);
   }
 }
@@ -56,7 +64,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   protectDatabaseFiles(config.db);
   const removed = removeStaleTempFiles();
   if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
-  const db = createDb(config.db);
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message) });
   const damage = await databaseDamage(db);
   if (damage) {
     await db.destroy();
@@ -64,7 +72,7 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   }
   await migrateLatest(db);
   await ensureAdmin(db, config);
-  const readDb = createReadDb(config.db);
+  const readDb = createReadDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   const { listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
   const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
   const server = http.createServer(plainHttpGate(app, plainHttp));

@@ -32,7 +32,8 @@ export function toEvent(row: EventRow) {
 }
 
 function scoped(db: Conn, scope: GroupScope) {
-  const q = db<EventRow>('events');
+  // An event still being imported is seen by no one until the import reveals it.
+  const q = db<EventRow>('events').whereNull('importing_since');
   return scope === null ? q : q.whereIn('group_id', scope as number[]);
 }
 

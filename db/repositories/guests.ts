@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Conn, Trx } from '../knex';
-import { isUniqueViolation } from '../records';
+import { dialectOf } from '../dialect';
+import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -185,7 +186,7 @@ async function writeSearchTerms(trx: Conn, eventId: number, guests: Searchable[]
       tuples.push(`(${eventId}, ${g.id}, ?)`);
       terms.push(term);
     }
-    if (terms.length >= MAX_PARAMS) await flush();
+    if (terms.length >= dialectOf(trx).maxParams) await flush();
   }
   await flush();
 }
@@ -194,6 +195,10 @@ async function writeSearchTerms(trx: Conn, eventId: number, guests: Searchable[]
 // Uniqueness: barcode and NFC tag within an event
 
 type Wording = 'create' | 'update';
+
+const BARCODE_KEY = uniqueKey('guests', ['event_id', 'barcode'], 'guests_event_barcode_unique');
+const NFC_TAG_KEY = uniqueKey('guests', ['event_id', 'nfc_tag'], 'guests_event_nfc_tag_unique');
+const isCodeTaken = (err: unknown) => isUniqueViolation(err, BARCODE_KEY) || isUniqueViolation(err, NFC_TAG_KEY);
 
 async function conflicts(db: Conn, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<FieldErrors | undefined> {
   const errors: FieldErrors = {};
@@ -219,11 +224,11 @@ async function conflicts(db: Conn, eventId: number, fields: { barcode?: string |
  * answers first; this covers a writer that slipped in between (another process).
  */
 async function uniqueViolationError(db: Conn, err: unknown, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<ValidationError | undefined> {
-  if (!isUniqueViolation(err)) return undefined;
+  if (!isCodeTaken(err)) return undefined;
   const found = await conflicts(db, eventId, fields, exceptId, wording);
   if (found) return new ValidationError(found);
-  if (isUniqueViolation(err, 'barcode')) return ValidationError.field('barcode', wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists);
-  if (isUniqueViolation(err, 'nfc_tag')) return ValidationError.field('nfc_tag', wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate);
+  if (isUniqueViolation(err, BARCODE_KEY)) return ValidationError.field('barcode', wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists);
+  if (isUniqueViolation(err, NFC_TAG_KEY)) return ValidationError.field('nfc_tag', wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate);
   return undefined;
 }
 
@@ -298,8 +303,6 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
 
 const GUEST_CHUNK = 500;
 const ID_CHUNK = 900;
-// SQLite binds at most 32766 parameters per statement.
-const MAX_PARAMS = 30000;
 
 /**
  * A plain multi-row `INSERT ... VALUES (...), (...)` in as few statements as the parameter
@@ -307,7 +310,7 @@ const MAX_PARAMS = 30000;
  */
 async function insertValues(trx: Conn, table: string, columns: string[], rows: Record<string, unknown>[], returning?: string[]): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  const perStatement = Math.max(1, Math.floor(dialectOf(trx).maxParams / columns.length));
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   for (let i = 0; i < rows.length; i += perStatement) {
     const batch = rows.slice(i, i + perStatement);
@@ -362,12 +365,14 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     let inserted: { id: number; uid: string }[] | undefined;
     for (let attempt = 0; !inserted; attempt++) {
       try {
-        inserted = (await insertValues(trx, 'guests', GUEST_COLUMNS, records, ['id', 'uid'])) as { id: number; uid: string }[];
+        // In a savepoint: PostgreSQL refuses every later statement of a transaction whose
+        // statement failed, unless that statement is rolled back alone.
+        inserted = (await trx.transaction((savepoint) => insertValues(savepoint, 'guests', GUEST_COLUMNS, records, ['id', 'uid']))) as { id: number; uid: string }[];
       } catch (err) {
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed
         // statement alone is undone, the transaction goes on.
         const generated = chunk.some((g) => !g.barcode);
-        if (generated && attempt < 3 && isUniqueViolation(err, 'barcode') && !(await chunkHasTakenCodes(trx, eventId, chunk))) {
+        if (generated && attempt < 3 && isUniqueViolation(err, BARCODE_KEY) && !(await chunkHasTakenCodes(trx, eventId, chunk))) {
           chunk.forEach((g, i) => {
             if (!g.barcode) records[i].barcode = generateBarcode();
           });
@@ -399,7 +404,7 @@ async function chunkHasTakenCodes(trx: Conn, eventId: number, chunk: GuestInsert
 
 /** The first guest of a chunk whose barcode or tag is taken (or repeated within the chunk). */
 async function firstConflict(trx: Conn, err: unknown, eventId: number, chunk: GuestInsert[]): Promise<ValidationError | undefined> {
-  if (!isUniqueViolation(err)) return undefined;
+  if (!isCodeTaken(err)) return undefined;
   for (const g of chunk) {
     const found = await conflicts(trx, eventId, g);
     if (found) return new ValidationError(found);
@@ -434,7 +439,8 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     const found = await conflicts(trx, guest.event_id, columns, guest.id, 'update');
     if (found) throw new ValidationError(found);
     try {
-      await trx('guests').where({ id: guest.id }).update({ ...columns, modified: now });
+      // A savepoint, so the transaction can still look up who holds the code (PostgreSQL).
+      await trx.transaction((savepoint) => savepoint('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
     } catch (err) {
       throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
     }

@@ -1,5 +1,6 @@
 import type { Conn, Trx } from '../knex';
-import { isUniqueViolation, newRecord, toBool } from '../records';
+import { newRecord, toBool } from '../records';
+import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { PageRequest } from '../../core/paging';
 import { ValidationError } from '../../core/errors';
@@ -100,12 +101,14 @@ async function writeRegistrationTypes(trx: Trx, eventId: number, codeId: number,
   await trx('promotion_code_registration_types').insert(ids.map((id) => ({ ...newRecord(now), promotion_code_id: codeId, registration_type_id: id })));
 }
 
+const CODE_KEY = uniqueKey('promotion_codes', ['event_id', 'code']);
+
 /** The unique index decides between concurrent writers; its refusal becomes the field error. */
 async function uniqueCode<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, 'promotion_codes.code')) throw ValidationError.field('code', MSG.promotionCodeExists);
+    if (isUniqueViolation(err, CODE_KEY)) throw ValidationError.field('code', MSG.promotionCodeExists);
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import type { Conn } from '../knex';
-import { isIntegrityViolation, newRecord, toBool } from '../records';
+import { newRecord, toBool } from '../records';
+import { isIntegrityViolation } from '../errors';
 import { toApiDatetime } from '../../core/time';
 import { ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';

@@ -1,5 +1,5 @@
 import type { Conn, Trx } from '../knex';
-import { isUniqueViolation, newRecord, toBool } from '../records';
+import { newRecord, toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { PageRequest } from '../../core/paging';
 
@@ -136,27 +136,27 @@ export type RegistrationOutcome = (typeof REGISTRATION_OUTCOME)[keyof typeof REG
  * Registers a guest into a session unless every seat (capacity + overbook_capacity) is taken.
  * The session's row is locked first (an update that changes nothing), so registrations for one
  * session queue in every process and database; then the count and the insert are one
- * statement, and the (session, guest) pair is unique, so concurrent calls never admit more
- * than the seats and a repeat never takes a second seat. Run it inside a transaction; the
- * guest must already be known to belong to the session's event.
+ * statement, and the (session, guest) pair is unique (ON CONFLICT: no error that would abort
+ * the caller's transaction on PostgreSQL), so concurrent calls never admit more than the seats
+ * and a repeat never takes a second seat. Run it inside a transaction; the guest must already
+ * be known to belong to the session's event.
  */
 export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow, 'id'>, guestId: number): Promise<RegistrationOutcome> {
   await trx('sessions').where({ id: session.id }).update({ modified: trx.ref('modified') });
   if (await isGuestRegistered(trx, session.id, guestId)) return REGISTRATION_OUTCOME.alreadyRegistered;
   const { uid, created, modified } = newRecord();
-  try {
-    await trx.raw(
-      `insert into session_registrations (uid, created, modified, session_id, guest_id)
-       select ?, ?, ?, s.id, ? from sessions s
-       where s.id = ?
-         and (select count(*) from session_registrations r where r.session_id = s.id) < s.capacity + s.overbook_capacity`,
-      [uid, created, modified, guestId, session.id],
-    );
-  } catch (err) {
-    if (isUniqueViolation(err, 'session_registrations')) return REGISTRATION_OUTCOME.alreadyRegistered;
-    throw err;
-  }
-  if (!(await isGuestRegistered(trx, session.id, guestId))) return REGISTRATION_OUTCOME.full;
+  await trx.raw(
+    `insert into session_registrations (uid, created, modified, session_id, guest_id)
+     select ?, ?, ?, s.id, ? from sessions s
+     where s.id = ?
+       and (select count(*) from session_registrations r where r.session_id = s.id) < s.capacity + s.overbook_capacity
+     on conflict (session_id, guest_id) do nothing`,
+    [uid, created, modified, guestId, session.id],
+  );
+  const registration = await trx('session_registrations').where({ session_id: session.id, guest_id: guestId }).first('uid');
+  if (!registration) return REGISTRATION_OUTCOME.full;
+  // A writer that takes no session lock (an event-file import) registered the guest meanwhile.
+  if (registration.uid !== uid) return REGISTRATION_OUTCOME.alreadyRegistered;
   // The session's `registered` count changed: move `modified` so list deltas carry it.
   await trx('sessions').where({ id: session.id }).update({ modified });
   return REGISTRATION_OUTCOME.registered;

@@ -121,6 +121,11 @@ export async function deleteGroupUser(db: Conn, groupId: number, userId: number)
   return (await groupUsers(db, groupId).where({ id: userId }).delete()) > 0;
 }
 
+/** Inserts the user unless the username is taken (by a process starting at the same moment, say). */
+export async function insertUserIfAbsent(db: Conn, user: { username: string; password_hash: string; is_admin: boolean }): Promise<void> {
+  await db('users').insert({ ...newRecord(), ...user }).onConflict('username').ignore();
+}
+
 export async function insertToken(db: Conn, userId: number, tokenHash: string, expires: string): Promise<void> {
   await db('tokens').insert({ ...newRecord(), user_id: userId, token_hash: tokenHash, expires });
 }

@@ -1,12 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { once } from 'node:events';
-import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { z } from '../schemas/zod';
 import { MSG } from '../../core/messages';
 import { ValidationError } from '../errors';
+import { GroupRecord } from './tables';
 
 /**
  * The event file: gzip-compressed NDJSON, written and read as a stream.
@@ -28,6 +28,10 @@ export const EventFileHeader = z.object({
   exported_at: z.string(),
   generator: z.string().optional(),
   event: z.object({ uid: z.string(), name: z.string() }),
+  /** The event's group (uid, name, type, contact fields), so a laptop without it can make it. */
+  group: GroupRecord.optional(),
+  /** A delta: only what changed at or after this time. */
+  since: z.string().optional(),
   tables: z.array(z.string()),
   counts: z.record(z.string(), z.number().int().min(0)),
   checksum: z.object({ algorithm: z.literal('sha256'), location: z.literal('trailer'), covers: z.string() }),
@@ -97,38 +101,70 @@ export class EventFileWriter {
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 const NEWLINE = 0x0a;
-// A header line is a few hundred bytes; a file without a newline this far in is not ours.
-const MAX_HEADER = 1 << 20;
 
+/**
+ * What reading a file may cost, whatever it holds. No Doorlist writes a line (a record)
+ * near 1 MB; a real event file unpacks to about ten times its size, so a file that unpacks
+ * to far more is a gzip bomb, refused as soon as it passes the bound. 1 GB unpacked is an
+ * event of about a million guests.
+ */
+export const EVENT_FILE_LIMITS = {
+  lineBytes: 1 << 20,
+  inflatedBytes: 1024 ** 3,
+  inflatedPerCompressedByte: 64,
+  /** Room for a small file's header and first records whatever its ratio. */
+  inflatedSlackBytes: 16 << 20,
+};
+
+/** A plain loop: one call per newline would cost seconds on a file of empty lines. */
 function countNewlines(bytes: Buffer): number {
   let n = 0;
-  for (let i = bytes.indexOf(NEWLINE); i >= 0; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === NEWLINE) n++;
   return n;
 }
 
 // Large reads and inflate chunks: a 70 MB event inflates in a few hundred calls, not thousands.
 const CHUNK = 1 << 20;
 
-/** The decompressed bytes of a file; gzip errors (truncated, CRC) surface from the loop. */
-function inflated(file: string): zlib.Gunzip {
+/** The decompressed bytes of a file, stopped past the inflated bound; gzip errors (truncated, CRC) surface from the loop. */
+async function* inflated(file: string): AsyncGenerator<Buffer> {
+  const { size } = await fs.promises.stat(file);
+  const limit = Math.min(EVENT_FILE_LIMITS.inflatedBytes, size * EVENT_FILE_LIMITS.inflatedPerCompressedByte + EVENT_FILE_LIMITS.inflatedSlackBytes);
   const gunzip = zlib.createGunzip({ chunkSize: CHUNK });
-  fs.createReadStream(file, { highWaterMark: CHUNK })
-    .on('error', (err) => gunzip.destroy(err))
-    .pipe(gunzip);
-  return gunzip;
+  const source = fs.createReadStream(file, { highWaterMark: CHUNK });
+  source.on('error', (err) => gunzip.destroy(err)).pipe(gunzip);
+  let total = 0;
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > limit) throw new EventFileError(MSG.eventFileInflatesTooMuch(Math.round(limit / 2 ** 20)));
+      yield chunk;
+    }
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
 }
 
-/** The decompressed lines of a file. */
-async function* lines(file: string): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
+function lineTooLong(): EventFileError {
+  return new EventFileError(MSG.eventFileLineTooLong(EVENT_FILE_LIMITS.lineBytes / 2 ** 20));
+}
+
+/** The decompressed lines of a file, each with its length in bytes. */
+async function* lines(file: string): AsyncGenerator<{ line: string; bytes: number }> {
+  let rest = Buffer.alloc(0);
   for await (const chunk of inflated(file)) {
-    const parts = (rest + decoder.write(chunk as Buffer)).split('\n');
-    rest = parts.pop() as string;
-    yield* parts;
+    const bytes = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+    let start = 0;
+    for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
+      if (end - start > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
+      yield { line: bytes.toString('utf8', start, end), bytes: end - start + 1 };
+      start = end + 1;
+    }
+    rest = Buffer.from(bytes.subarray(start));
+    if (rest.length > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
   }
-  rest += decoder.end();
-  if (rest) yield rest;
+  if (rest.length > 0) yield { line: rest.toString('utf8'), bytes: rest.length };
 }
 
 function explain(err: unknown): EventFileError {
@@ -177,12 +213,12 @@ export async function verifyEventFile(file: string): Promise<EventFileHeader> {
   let held = Buffer.alloc(0);
   let newlines = 0;
   try {
-    for await (const chunk of inflated(file) as AsyncIterable<Buffer>) {
+    for await (const chunk of inflated(file)) {
       let bytes: Buffer;
       if (header === undefined) {
         head = Buffer.concat([head, chunk]);
         const end = head.indexOf(NEWLINE);
-        if (end < 0 && head.length < MAX_HEADER) continue;
+        if (end < 0 && head.length <= EVENT_FILE_LIMITS.lineBytes) continue;
         header = parseHeader(head.subarray(0, end < 0 ? head.length : end).toString('utf8'));
         bytes = head;
       } else bytes = held.length > 0 ? Buffer.concat([held, chunk]) : chunk;
@@ -194,6 +230,8 @@ export async function verifyEventFile(file: string): Promise<EventFileHeader> {
         newlines += countNewlines(done);
       }
       held = Buffer.from(bytes.subarray(cut));
+      // Only the last line is held; past the bound it is no line of ours (a bomb's one long line).
+      if (held.length > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
     }
   } catch (err) {
     throw explain(err);
@@ -213,10 +251,10 @@ export async function verifyEventFile(file: string): Promise<EventFileHeader> {
 }
 
 /** Second pass: the records of a verified file, in order. */
-export async function* readEventRecords(file: string): AsyncGenerator<{ table: string; record: unknown }> {
+export async function* readEventRecords(file: string): AsyncGenerator<{ table: string; record: unknown; bytes: number }> {
   let first = true;
   try {
-    for await (const line of lines(file)) {
+    for await (const { line, bytes } of lines(file)) {
       if (first) {
         first = false;
         continue;
@@ -231,7 +269,7 @@ export async function* readEventRecords(file: string): AsyncGenerator<{ table: s
       if (typeof value.table !== 'string' || typeof value.record !== 'object' || value.record === null) {
         throw new EventFileError(MSG.eventFileInvalid('a line is not a record'));
       }
-      yield { table: value.table, record: value.record };
+      yield { table: value.table, record: value.record, bytes };
     }
   } catch (err) {
     throw explain(err);

@@ -3,25 +3,25 @@ import os from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
-import {
-  EVENT_FILE_TABLES,
-  EventMerger,
-  countEventRecords,
-  eventRecord,
-  eventRecordPages,
-  type ImportOptions,
-  type ImportResult,
-  type TableCounts,
-} from '../../db/repositories/event-files';
+import { withLargeCache } from '../../db/bulk';
+import { countEventRecords, eventGroupRecord, eventRecord, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
 import { MSG } from '../../core/messages';
 import { createTempFile } from '../temp-files';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
+import { EventMerger, type ImportOptions, type ImportResult } from './merge';
+import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS } from './tables';
 
 export * from './format';
-export type { ImportResult } from '../../db/repositories/event-files';
+export type { ImportOptions, ImportResult } from './merge';
 
 /** Called as work advances: `done` of `total` records. */
 export type Progress = (done: number, total: number) => void;
+
+export interface ExportOptions {
+  /** A delta: only what changed at or after this stored time. */
+  since?: string;
+  onProgress?: Progress;
+}
 
 /** A file name people recognise: the event's name, made safe for every file system. */
 export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
@@ -30,12 +30,13 @@ export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
 }
 
 /**
- * Writes one event and everything under it to `out`. It reads inside one transaction, so
- * the file is a consistent snapshot even while the door keeps scanning (writes wait).
+ * Writes one event and everything under it to `out`, from one consistent snapshot read on
+ * `reader`: given a connection of its own, the door's writes go on meanwhile.
  */
-export async function exportEventFile(db: Db, event: EventRow, out: Writable, onProgress?: Progress): Promise<TableCounts> {
-  return db.transaction(async (trx) => {
-    const counts = await countEventRecords(trx, event.id);
+export async function exportEventFile(reader: Db, event: EventRow, out: Writable, options: ExportOptions = {}): Promise<TableCounts> {
+  const { since, onProgress } = options;
+  return readSnapshot(reader, async (trx) => {
+    const counts = await countEventRecords(trx, EVENT_TABLE_LAYOUTS, event.id, since);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const writer = new EventFileWriter(out);
     await writer.header({
@@ -43,12 +44,14 @@ export async function exportEventFile(db: Db, event: EventRow, out: Writable, on
       exported_at: new Date().toISOString(),
       generator: 'Doorlist',
       event: { uid: event.uid, name: event.name },
+      group: await eventGroupRecord(trx, event),
+      ...(since === undefined ? {} : { since }),
       tables: EVENT_FILE_TABLES,
       counts,
     });
     await writer.records('events', [eventRecord(event)]);
     let done = 1;
-    for await (const page of eventRecordPages(trx, event.id)) {
+    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, event.id, since)) {
       await writer.lines(page.lines);
       done += page.lines.length;
       onProgress?.(done, total);
@@ -59,10 +62,10 @@ export async function exportEventFile(db: Db, event: EventRow, out: Writable, on
 }
 
 /** Export to a file on disk (written beside it first, renamed when whole). */
-export async function exportEventToPath(db: Db, event: EventRow, file: string, onProgress?: Progress): Promise<TableCounts> {
+export async function exportEventToPath(reader: Db, event: EventRow, file: string, options: ExportOptions = {}): Promise<TableCounts> {
   const partial = `${file}.partial`;
   try {
-    const counts = await exportEventFile(db, event, fs.createWriteStream(partial), onProgress);
+    const counts = await exportEventFile(reader, event, fs.createWriteStream(partial, { mode: 0o600 }), options);
     await fs.promises.rename(partial, file);
     return counts;
   } finally {
@@ -71,46 +74,38 @@ export async function exportEventToPath(db: Db, event: EventRow, file: string, o
 }
 
 /**
- * Imports (creates or merges) the event file at `file`. The file is verified first with
- * no database access (format, version, gzip CRC, sha256); the merge then runs in one
- * transaction, so a refusal at any point leaves the database exactly as it was.
+ * Imports (creates or merges) the event file at `file`. The file is verified first with no
+ * database access (format, version, bounds, gzip CRC, sha256); the merge service then
+ * checks and stages every record outside the write that makes the import visible, and a
+ * refusal at any point leaves the database as it was.
  */
 export async function importEventFile(db: Db, file: string, options: ImportOptions, onProgress?: Progress): Promise<ImportResult> {
   const header = await verifyEventFile(file);
   const total = Object.values(header.counts).reduce((a, b) => a + b, 0);
-  return withLargeCache(db, () => db.transaction(async (trx) => {
-    const merger = new EventMerger(trx, options);
-    const seen: TableCounts = {};
-    let done = 0;
-    for await (const { table, record } of readEventRecords(file)) {
-      await merger.add(table, record);
-      seen[table] = (seen[table] ?? 0) + 1;
-      if (++done % 5000 === 0) onProgress?.(done, total);
+  const merger = new EventMerger(db, { ...options, group: options.group ?? header.group });
+  return withLargeCache(db, async () => {
+    try {
+      const seen: TableCounts = {};
+      let done = 0;
+      for await (const { table, record, bytes } of readEventRecords(file)) {
+        await merger.add(table, record, bytes);
+        seen[table] = (seen[table] ?? 0) + 1;
+        if (++done % 5000 === 0) onProgress?.(done, total);
+      }
+      for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
+        if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);
+      }
+      const result = await merger.finish();
+      onProgress?.(total, total);
+      return result;
+    } catch (err) {
+      await merger.abandon();
+      throw err;
     }
-    for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
-      if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);
-    }
-    const result = await merger.finish();
-    onProgress?.(total, total);
-    return result;
-  }));
+  });
 }
 
-/**
- * A big import writes a hundred thousand random uids into unique indexes: with SQLite's
- * default 2 MB page cache that thrashes. The cache is raised for the import only.
- */
-async function withLargeCache<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  const [{ cache_size: previous }] = await db.raw('PRAGMA cache_size');
-  await db.raw('PRAGMA cache_size = -262144');
-  try {
-    return await work();
-  } finally {
-    await db.raw(`PRAGMA cache_size = ${Number(previous)}`);
-  }
-}
-
-/** A temporary path for an upload or download; the caller removes it. */
+/** A temporary path for an upload or download, readable by this user only; the caller removes it. */
 export function tempEventFile(): string {
   return createTempFile(EVENT_FILE_EXTENSION);
 }

@@ -7,6 +7,7 @@ import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
 import { roleAllows } from '../scope';
 import { MSG } from '../../core/messages';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from '../secrets';
+import { DatabaseLimitStore } from '../login-limit';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** Set once a username and password were actually tried: only those failures count as guesses. */
@@ -39,6 +40,8 @@ export function authRouter(deps: RouteDeps) {
       standardHeaders: 'draft-8',
       legacyHeaders: false,
       message: { detail: MSG.tooManyLogins },
+      // Counted in the database: every server process on it shares the limit.
+      store: new DatabaseLimitStore(deps.db),
     }),
   );
 

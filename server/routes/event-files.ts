@@ -7,7 +7,7 @@ import { HttpError, ValidationError } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
-import { EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
+import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
 import { EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
@@ -26,7 +26,8 @@ export async function spoolBody(req: Request, file: string, limit: number): Prom
       else done(null, chunk);
     },
   });
-  await pipeline(req, counter, fs.createWriteStream(file));
+  // Readable by this user only: the upload holds guest data.
+  await pipeline(req, counter, fs.createWriteStream(file, { mode: 0o600 }));
 }
 
 export function eventFilesRouter(deps: RouteDeps) {
@@ -35,20 +36,21 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/export',
-    summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed)',
+    summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed); with since, only what changed',
     tags: ['Event files'],
     access: 'door',
     params: EventParams,
+    query: EventFileExportQuery,
     responses: {
       200: { description: 'The event file', content: { [EVENT_FILE_MEDIA_TYPE]: { schema: { type: 'string', format: 'binary' } } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ params, caller, res }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
+    handler: async ({ params, query, caller, res }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id);
       // Written to disk first: the snapshot transaction ends before a slow download begins.
       const file = tempEventFile();
       try {
-        await exportEventToPath(deps.db, event, file);
+        await exportEventToPath(deps.readDb, event, file, { since: query.since });
         const { size } = await fs.promises.stat(file);
         res.status(200);
         res.attachment(eventFileName(event));
@@ -84,7 +86,9 @@ export function eventFilesRouter(deps: RouteDeps) {
         const result = await importEventFile(deps.db, file, {
           scope: caller.groups,
           groupId: query.group_id ?? caller.groupId ?? undefined,
-          role: caller.role,
+          // A door may bring check-ins, undos and new guests; anything else is listed, not applied.
+          allowSetupChanges: caller.role !== 'door',
+          reader: deps.readDb,
         });
         return { status: result.event_created ? 201 : 200, body: result };
       } finally {

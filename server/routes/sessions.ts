@@ -12,6 +12,7 @@ import {
   updateSession,
 } from '../../db/repositories/sessions';
 import { findGuest } from '../../db/repositories/guests';
+import { withRetries } from '../../db/errors';
 import { findTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
@@ -180,7 +181,9 @@ export function sessionsRouter(deps: RouteDeps) {
         await deps.db.transaction((trx) => unregisterGuestFromSession(trx, session.id, guestId));
         return reply(SESSION_REGISTRATION_STATUS.unregistered);
       }
-      const outcome = await deps.db.transaction((trx) => registerGuestInSession(trx, session, guestId));
+      // The seat count locks the session row; a scan holding the guest's row can meet it in a
+      // deadlock on PostgreSQL, and one of the two is then simply run again.
+      const outcome = await withRetries(() => deps.db.transaction((trx) => registerGuestInSession(trx, session, guestId)));
       if (outcome === REGISTRATION_OUTCOME.full) throw new ValidationError({ details: MSG.sessionFull });
       return reply(SESSION_REGISTRATION_STATUS.registered);
     },

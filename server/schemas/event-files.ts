@@ -1,8 +1,18 @@
 import { z } from './zod';
 import { integer } from './fields';
+import { timestampParam } from '../pagination';
 
 export const EventFileImportQuery = z.object({
-  group_id: integer().optional().openapi({ description: "Group of a new event (an API key's own group when omitted); an existing event keeps its group." }),
+  group_id: integer()
+    .optional()
+    .openapi({
+      description:
+        "Group of a new event. Omitted: an API key's or a user's own group; for an administrator the file's own group (by uid), made here if missing. An existing event keeps its group.",
+    }),
+});
+
+export const EventFileExportQuery = z.object({
+  since: timestampParam.optional().openapi({ description: 'A delta: only the records (and check-ins, undos included) modified at or after it, in the same format.' }),
 });
 
 const Counts = z.record(z.string(), z.number().int());
@@ -11,7 +21,7 @@ const Conflict = z
   .object({
     table: z.string(),
     uid: z.string(),
-    kind: z.enum(['barcode', 'nfc_tag', 'code', 'other_event']),
+    kind: z.enum(['barcode', 'nfc_tag', 'code', 'other_event', 'setup_change']),
     value: z.string().optional(),
     existing_id: z.number().int().optional(),
     existing_uid: z.string().optional(),
@@ -32,6 +42,8 @@ export const EventFileImportResult = z
   .object({
     event_id: z.number().int(),
     event_created: z.boolean(),
+    group_id: z.number().int(),
+    group_created: z.boolean(),
     created: Counts,
     updated: Counts,
     unchanged: Counts,

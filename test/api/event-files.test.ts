@@ -161,9 +161,9 @@ describe('POST /events/import', () => {
     await Promise.all([source.stop(), target.stop()]);
   });
 
-  it('answers 400 group_id required when a new event has no group', async () => {
+  it('answers 400 group_id required when an administrator gives no group and the file carries none', async () => {
     const before = await tableCounts(target);
-    const res = await importFile(target, file);
+    const res = await importFile(target, repack(linesOf(file), (lines) => delete lines[0].group));
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { group_id: [MSG.required] });
     assert.deepEqual(await tableCounts(target), before);

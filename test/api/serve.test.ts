@@ -62,7 +62,7 @@ describe('npm run serve', () => {
     try {
       for (const [url, line] of [
         ['mysql://door:pw@localhost/doorlist', 'Doorlist could not start: Invalid Doorlist configuration: db: mysql:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL\n'],
-        ['postgres://door:pw@localhost/doorlist', 'Doorlist could not start: Invalid Doorlist configuration: db: PostgreSQL is not supported yet; give the path of a SQLite file\n'],
+        ['redis://localhost/0', 'Doorlist could not start: Invalid Doorlist configuration: db: redis:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL\n'],
       ]) {
         const child = spawn(process.execPath, ['--import', require.resolve('tsx'), path.join(ROOT, 'server/serve.ts')], { cwd: dir, env: { ...process.env, DOORLIST_DB: url, DOORLIST_PORT: '0' } });
         let stdout = '';

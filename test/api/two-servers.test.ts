@@ -182,7 +182,7 @@ describe('two server processes and the CLI on one SQLite file', () => {
     const first = door.find((a) => a.answer.status === 201)!;
     assert.deepEqual((await post(1 - first.n, first.body)).body, first.answer.body);
     // The import landed whole.
-    const createdId = Number(/event (\d+)\./.exec(imported.stdout)![1]);
+    const createdId = Number(/event (\d+) in group/.exec(imported.stdout)![1]);
     const guests = (await (await fetch(`${servers[0].baseUrl}/events/${createdId}/guests?page_size=1`, { headers: { authorization: `Token ${tokens[0]}` } })).json()) as { count: number };
     assert.equal(guests.count, IMPORTED_GUESTS);
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../server/config';
 import { startServer, type RunningServer } from '../../server/start';
+import { createTestDatabase, type TestDatabase } from './database';
 
 export const ADMIN = { username: 'admin', password: 'door-admin-secret' };
 
@@ -23,8 +24,8 @@ export interface RequestOptions {
 }
 
 /**
- * A real server on a free port over a fresh temporary SQLite file: tests talk HTTP to it,
- * exactly as a client would.
+ * A real server on a free port over a fresh database (a temporary SQLite file, or a new
+ * PostgreSQL database with DOORLIST_TEST_PG): tests talk HTTP to it, exactly as a client would.
  */
 export class TestServer {
   adminToken = '';
@@ -33,12 +34,14 @@ export class TestServer {
     readonly running: RunningServer,
     readonly dir: string,
     readonly config: Config,
+    private readonly database: TestDatabase,
   ) {}
 
   static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
+    const database = await createTestDatabase(dir);
     const config = loadConfig({}, [], {
-      db: path.join(dir, 'doorlist.sqlite'),
+      db: database.setting,
       port: 0,
       adminUsername: ADMIN.username,
       adminPassword: ADMIN.password,
@@ -46,7 +49,7 @@ export class TestServer {
       ...overrides,
     });
     const running = await startServer(config, { logger: pino({ level: 'silent' }), announce: false });
-    const server = new TestServer(running, dir, config);
+    const server = new TestServer(running, dir, config, database);
     const login = await server.request('POST', '/apps/api/auth', { body: ADMIN, token: null });
     server.adminToken = login.body.token;
     return server;
@@ -83,6 +86,7 @@ export class TestServer {
 
   async stop(): Promise<void> {
     await this.running.close();
+    await this.database.drop();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -11,7 +11,7 @@ describe('the command line says why it refused, in a sentence', () => {
 
   it('prints field errors as "field: message", never as JSON', () => {
     const sentence = refusalSentence({ group_id: [MSG.required], name: [MSG.blank, 'Too long.'] });
-    assert.equal(sentence, `group_id: ${MSG.required}; name: ${MSG.blank} Too long.`);
+    assert.equal(sentence, `--group: ${MSG.required}; name: ${MSG.blank} Too long.`);
     assert.doesNotMatch(sentence, /[{}[\]"]/);
   });
 });

@@ -42,9 +42,9 @@ describe('loadConfig DOORLIST_DB', () => {
     assert.throws(() => loadConfig({}, ['--db', 'redis://localhost']), /db: redis:\/\/ is not a database/);
   });
 
-  it('says PostgreSQL is not supported yet for postgres:// and postgresql:// URLs', () => {
+  it('takes postgres:// and postgresql:// URLs as the central PostgreSQL database', () => {
     for (const url of ['postgres://door:pw@db.local:5432/doorlist', 'postgresql://localhost/doorlist']) {
-      assert.throws(() => loadConfig({ DOORLIST_DB: url }, []), { message: 'Invalid Doorlist configuration: db: PostgreSQL is not supported yet; give the path of a SQLite file' });
+      assert.equal(loadConfig({ DOORLIST_DB: url }, []).db, url);
     }
   });
 

@@ -49,7 +49,8 @@ describe('LanShare', () => {
   after(() => server.stop());
 
   it('rebinds to every interface with HTTPS on start and back to loopback only on stop', async () => {
-    const share = new LanShare(server.running, { dbPath: server.config.db, httpsPort: 0 });
+    // The certificate goes into the test's folder (with DOORLIST_TEST_PG the database is a URL).
+    const share = new LanShare(server.running, { dbPath: path.join(server.dir, 'doorlist.sqlite'), httpsPort: 0 });
     assert.equal(share.sharing, false);
     const on = await share.start();
     assert.equal((server.running.server.address() as AddressInfo).address, '0.0.0.0');

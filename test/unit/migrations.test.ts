@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createDb } from '../../db/knex';
+import { createDb, migrateLatest } from '../../db/knex';
+import { createTestDatabase, TEST_PG } from '../helpers/database';
 
 describe('migrations', () => {
   it('run latest, rollback and latest again on a fresh file', async () => {
@@ -39,6 +40,29 @@ describe('migrations', () => {
       assert.ok(names.includes('guests_event_nfc_tag_unique'));
     } finally {
       await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('run latest, rollback and latest again on PostgreSQL, two processes at once taking turns', { skip: TEST_PG ? false : 'DOORLIST_TEST_PG is not set' }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-migrate-pg-'));
+    const database = await createTestDatabase(dir);
+    const [db, other] = [createDb(database.setting), createDb(database.setting)];
+    try {
+      await Promise.all([migrateLatest(db), migrateLatest(other)]);
+      const tables = async () =>
+        (await db('information_schema.tables').where({ table_schema: 'public' }).pluck('table_name')).filter((n: string) => !n.startsWith('knex_')).sort();
+      const created = await tables();
+      assert.ok(created.includes('guests') && created.includes('login_attempts'), created.join(' '));
+      const collation = await db('information_schema.columns').where({ table_name: 'guest_search_terms', column_name: 'term' }).first('collation_name');
+      assert.equal(collation.collation_name, 'C');
+      await db.migrate.rollback(undefined, true);
+      assert.deepEqual(await tables(), []);
+      await db.migrate.latest();
+      assert.deepEqual(await tables(), created);
+    } finally {
+      await Promise.all([db.destroy(), other.destroy()]);
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

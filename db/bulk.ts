@@ -1,0 +1,99 @@
+import type { Knex } from 'knex';
+import type { Conn, Db } from './knex';
+
+/**
+ * Dialect bulk helpers: the one place where a bulk statement takes a different shape on
+ * SQLite than elsewhere. Every shape is written through knex (no driver access); on
+ * PostgreSQL (and any other client) the plain builder form is used.
+ */
+
+type Row = Record<string, unknown>;
+
+// PostgreSQL allows 65535 bound variables per statement, SQLite 32766.
+const MAX_VARIABLES = 30000;
+// Rows per JSON parameter on SQLite.
+const JSON_ROWS = 50000;
+const IN_LIST = 500;
+
+export function isSqlite(db: Conn): boolean {
+  return (db as unknown as { client: { config: { client: unknown } } }).client.config.client === 'sqlite3';
+}
+
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Inserts many rows in few statements. On SQLite the rows travel as one JSON parameter that
+ * SQLite unpacks itself (json_each): binding tens of thousands of values one by one costs
+ * more than the insert. Answers `{id, uid}` per row when `returning`.
+ */
+export async function insertRows(db: Conn, table: string, rows: Row[], returning: boolean): Promise<{ id: number; uid: string }[]> {
+  if (rows.length === 0) return [];
+  const columns = Object.keys(rows[0]);
+  const out: { id: number; uid: string }[] = [];
+  if (!isSqlite(db)) {
+    for (const part of chunks(rows, Math.floor(MAX_VARIABLES / columns.length))) {
+      const query = db(table).insert(part);
+      if (returning) out.push(...((await query.returning(['id', 'uid'])) as { id: number; uid: string }[]));
+      else await query;
+    }
+    return out;
+  }
+  // `->>` on each array element: SQLite parses each row's JSON once and reuses it.
+  const values = columns.map((_, i) => `value ->> ${i}`).join(', ');
+  const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) select ${values} from json_each(?)${returning ? ' returning id, uid' : ''}`;
+  for (const part of chunks(rows, JSON_ROWS)) {
+    const json = JSON.stringify(part.map((r) => columns.map((c) => r[c] ?? null)));
+    const result = (await db.raw(sql, [table, ...columns, json])) as { id: number; uid: string }[];
+    if (returning) out.push(...result);
+  }
+  return out;
+}
+
+/**
+ * Rows of `from` whose `column` is one of `values`; `build` adds joins, conditions and the
+ * selected columns. On SQLite the values travel as one JSON parameter, read first (CROSS
+ * JOIN keeps that order) so each value is one index lookup; elsewhere they go in `IN`
+ * lists of a few hundred.
+ */
+export async function selectByValues(
+  db: Conn,
+  from: string,
+  column: string,
+  values: (string | number)[],
+  build: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+): Promise<Row[]> {
+  if (values.length === 0) return [];
+  if (isSqlite(db)) {
+    const q = db.from(db.raw('json_each(?) as wanted', [JSON.stringify(values)])).crossJoin(from, column, 'wanted.value');
+    return (await build(q)) as Row[];
+  }
+  const out: Row[] = [];
+  for (const part of chunks(values, IN_LIST)) out.push(...((await build(db.from(from).whereIn(column, part))) as Row[]));
+  return out;
+}
+
+/** A JSON object built by the database from `key, value` pairs: one string per row crosses the driver. */
+export function jsonObject(db: Conn, pairs: [string, string][]): string {
+  const fn = isSqlite(db) ? 'json_object' : 'json_build_object';
+  return `${fn}(${pairs.map(([key, expr]) => `'${key}', ${expr}`).join(', ')})`;
+}
+
+/**
+ * A big import writes a hundred thousand random uids into unique indexes: with SQLite's
+ * default 2 MB page cache that thrashes. The cache is raised to 64 MB while `work` runs
+ * (256 MB took the bench server's peak memory to ~390 MB).
+ */
+export async function withLargeCache<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  if (!isSqlite(db)) return work();
+  const [{ cache_size: previous }] = await db.raw('PRAGMA cache_size');
+  await db.raw('PRAGMA cache_size = -65536');
+  try {
+    return await work();
+  } finally {
+    await db.raw(`PRAGMA cache_size = ${Number(previous)}`);
+  }
+}

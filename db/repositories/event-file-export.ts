@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import type { Conn, Db } from '../knex';
+import { isSqlite, jsonObject } from '../bulk';
+import type { EventRow } from './events';
+import type { GroupRow } from './groups';
+
+/** What the database side knows of a table an event file holds. */
+export interface TableLayout {
+  name: string;
+  /** Data columns copied as they are (no ids, no uid/created/modified). */
+  columns: string[];
+  /** Parents, by foreign-key column; the first one of a child table leads to its event. */
+  refs: { column: string; table: string; key: string; nullable?: boolean }[];
+  /** Has an event_id column; otherwise the first ref's parent has it. */
+  onEvent: boolean;
+  /** Belongs to its first parent and travels with it (a guest's answers, a session's tags). */
+  owned?: boolean;
+  /** Another unique key besides uid: a row with the same one is the same record. */
+  natural?: string[];
+  /** The uid is unique within the event only (a scan's client-made id): other events' rows are never looked at. */
+  uidPerEvent?: boolean;
+}
+
+export type TableCounts = Record<string, number>;
+
+/**
+ * Runs `work` on one consistent snapshot of `db`. Given a connection of its own (a reader
+ * beside the writer), the snapshot holds up no writer: SQLite's WAL and PostgreSQL's MVCC
+ * let writes go on while it reads.
+ */
+export async function readSnapshot<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  if (isSqlite(db)) return db.transaction(work);
+  return db.transaction(work, { isolationLevel: 'repeatable read', readOnly: true });
+}
+
+/** The event's own rows, or those modified at or after `since` (a delta). */
+function eventRows(db: Conn, layout: TableLayout, eventId: number, since?: string) {
+  const q = db(`${layout.name} as t`);
+  if (!layout.onEvent) q.join(`${layout.refs[0].table} as r0`, 'r0.id', `t.${layout.refs[0].column}`);
+  q.where(layout.onEvent ? 't.event_id' : 'r0.event_id', eventId);
+  if (since !== undefined) {
+    // A record that travels with its parent travels whenever the parent does: the importing
+    // side takes the parent's set whole.
+    if (layout.owned) q.andWhere((w) => w.where('t.modified', '>=', since).orWhere('r0.modified', '>=', since));
+    else q.andWhere('t.modified', '>=', since);
+  }
+  return q;
+}
+
+/**
+ * One page of a table as ready-made file lines: the database builds each record's JSON
+ * itself, so a row crosses the driver as one string, not twenty columns.
+ */
+function tableLines(db: Conn, layout: TableLayout, eventId: number, since?: string) {
+  const pairs: [string, string][] = ['uid', 'created', 'modified', ...layout.columns].map((c) => [c, `t.${c}`]);
+  const parents: [string, string][] = layout.refs.map((ref, i) => [ref.key, `p${i}.uid`]);
+  const q = eventRows(db, layout, eventId, since).select(
+    't.id',
+    db.raw(`${jsonObject(db, [['table', `'${layout.name}'`], ['record', jsonObject(db, [...pairs, ...parents])]])} as line`),
+  );
+  layout.refs.forEach((ref, i) => {
+    q.leftJoin(`${ref.table} as p${i}`, `p${i}.id`, `t.${ref.column}`);
+  });
+  return q;
+}
+
+/** How many records of each table the event file of this event holds. */
+export async function countEventRecords(db: Conn, layouts: TableLayout[], eventId: number, since?: string): Promise<TableCounts> {
+  const counts: TableCounts = { events: 1 };
+  for (const layout of layouts) {
+    const [{ n }] = await eventRows(db, layout, eventId, since).count({ n: '*' });
+    counts[layout.name] = Number(n);
+  }
+  return counts;
+}
+
+export function eventRecord(event: EventRow) {
+  return { uid: event.uid, created: event.created, modified: event.modified, name: event.name, starts: event.starts, ends: event.ends, timezone: event.timezone };
+}
+
+/** The event's group as a file carries it (no ids: the other laptop finds it by uid). */
+export async function eventGroupRecord(db: Conn, event: EventRow) {
+  const group: GroupRow = await db('groups').where({ id: event.group_id }).first();
+  return { uid: group.uid, name: group.name, type: group.type, email: group.email, phone: group.phone, website: group.website };
+}
+
+const EXPORT_PAGE = 5000;
+
+/**
+ * The records of one event, table by table, a page at a time (keyset pagination on id), so
+ * a large guest list is never held whole. With `since`, only what changed at or after it.
+ */
+export async function* eventRecordPages(db: Conn, layouts: TableLayout[], eventId: number, since?: string): AsyncGenerator<{ table: string; lines: string[] }> {
+  const page = (layout: TableLayout, afterId: number): Promise<{ id: number; line: string }[]> => {
+    const rows = tableLines(db, layout, eventId, since).andWhere('t.id', '>', afterId).orderBy('t.id').limit(EXPORT_PAGE).then((r) => r);
+    // Awaited on the next turn; if the export stops first, its failure must not go unhandled.
+    rows.catch(() => undefined);
+    return rows;
+  };
+  for (const layout of layouts) {
+    let next = page(layout, 0);
+    for (;;) {
+      const rows = await next;
+      if (rows.length === 0) break;
+      // The next page is read while this one is compressed and hashed.
+      if (rows.length === EXPORT_PAGE) next = page(layout, rows[rows.length - 1].id);
+      // PostgreSQL answers json values as objects; SQLite as text.
+      yield { table: layout.name, lines: rows.map((r) => (typeof r.line === 'string' ? r.line : JSON.stringify(r.line))) };
+      if (rows.length < EXPORT_PAGE) break;
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import type { Conn, Db } from '../knex';
+import { chunks, insertRows, selectByValues } from '../bulk';
+import { newRecord } from '../records';
+import { nowIso } from '../../core/time';
+import { searchTerms } from './guests';
+import type { EventRow } from './events';
+import type { GroupRow } from './groups';
+import type { TableLayout } from './event-file-export';
+
+/** The SQL an event-file import needs; the merge policy itself is the server's (server/event-file/merge.ts). */
+
+export type Row = Record<string, unknown>;
+
+const BATCH = 500;
+// An import abandoned this long ago (a crash, a killed process) is cleared by the next one.
+const ABANDONED_MS = 60 * 60 * 1000;
+
+export type ImportingEventRow = EventRow & { importing_since: string | null };
+
+/** The event with this uid, whether or not an import is still writing it. */
+export async function eventByUid(db: Conn, uid: string): Promise<ImportingEventRow | undefined> {
+  return db('events').where({ uid }).first();
+}
+
+export async function groupIdByUid(db: Conn, uid: string): Promise<number | undefined> {
+  const row = await db('groups').where({ uid }).first('id');
+  return row?.id;
+}
+
+export async function groupExists(db: Conn, id: number): Promise<boolean> {
+  return (await db('groups').where({ id }).first('id')) !== undefined;
+}
+
+/** A group as an event file carries it, with the same uid, at the top level. */
+export async function insertFileGroup(db: Conn, group: Pick<GroupRow, 'uid' | 'name' | 'type' | 'email' | 'phone' | 'website'>): Promise<number> {
+  const [row] = await db('groups').insert({ ...newRecord(), ...group, parent_id: null }).returning('id');
+  return row.id;
+}
+
+/** A group made for an import that did not go through, unless something else now uses it. */
+export async function removeFileGroup(db: Conn, id: number): Promise<void> {
+  const used = await db('events').where({ group_id: id }).first('id');
+  const child = await db('groups').where({ parent_id: id }).first('id');
+  const keys = await db('api_keys').where({ group_id: id }).first('id');
+  if (!used && !child && !keys) await db('groups').where({ id }).delete();
+}
+
+/** A new event no one sees until `revealEvent`. */
+export async function insertHiddenEvent(db: Conn, fields: Omit<EventRow, 'id'>): Promise<number> {
+  const [row] = await db('events').insert({ ...fields, importing_since: nowIso() }).returning('id');
+  return row.id;
+}
+
+/** Compare-and-set: answers false when the hidden event is gone (cleared as abandoned). */
+export async function revealEvent(db: Conn, id: number): Promise<boolean> {
+  return (await db('events').where({ id }).whereNotNull('importing_since').update({ importing_since: null })) === 1;
+}
+
+/**
+ * Removes a hidden event and everything under it, a few thousand guests per transaction
+ * (their answers, scans and search terms go with them), so the door is never held long.
+ */
+export async function discardHiddenEvent(db: Db, id: number): Promise<void> {
+  for (;;) {
+    const removed = await db.transaction(async (trx) => {
+      const ids = (await trx('guests').where({ event_id: id }).limit(2000).pluck('id')) as number[];
+      if (ids.length > 0) await trx('guests').whereIn('id', ids).delete();
+      return ids.length;
+    });
+    if (removed === 0) break;
+  }
+  await db('events').where({ id }).whereNotNull('importing_since').delete();
+}
+
+/** Hidden events whose import began long ago and never finished. */
+export async function abandonedImports(db: Conn): Promise<number[]> {
+  const before = new Date(Date.now() - ABANDONED_MS).toISOString();
+  return (await db('events').whereNotNull('importing_since').where('importing_since', '<', before).pluck('id')) as number[];
+}
+
+export async function updateEventRecord(db: Conn, id: number, fields: Partial<EventRow>): Promise<void> {
+  await db('events').where({ id }).update(fields);
+}
+
+/**
+ * The rows with these uids, each with `owner_event_id`: the event it belongs to (its own,
+ * or its parent's for a child table), so a uid of another event is never taken for one here.
+ * A table whose uids are unique per event answers this event's rows only.
+ */
+export async function rowsByUid(db: Conn, layout: TableLayout, uids: string[], eventId: number): Promise<Row[]> {
+  return selectByValues(db, `${layout.name} as t`, 't.uid', uids, (q) => {
+    if (layout.uidPerEvent) return q.where('t.event_id', eventId).select('t.*', 't.event_id as owner_event_id');
+    if (layout.onEvent) return q.select('t.*', 't.event_id as owner_event_id');
+    return q.leftJoin(`${layout.refs[0].table} as owner`, 'owner.id', `t.${layout.refs[0].column}`).select('t.*', 'owner.event_id as owner_event_id');
+  });
+}
+
+export async function updateRow(db: Conn, table: string, id: number, changes: Row): Promise<void> {
+  await db(table).where({ id }).update(changes);
+}
+
+/** Another guest of the event holding `value` as barcode or NFC tag. */
+export async function guestHoldingCode(db: Conn, eventId: number, column: 'barcode' | 'nfc_tag', value: string, exceptId: number): Promise<Row | undefined> {
+  return db('guests').where({ event_id: eventId, [column]: value }).whereNot('id', exceptId).first('id', 'uid', 'first_name', 'last_name');
+}
+
+/** The event's guests holding any of `values` as barcode or NFC tag. */
+export async function guestsHoldingCodes(db: Conn, eventId: number, column: 'barcode' | 'nfc_tag', values: string[]): Promise<Row[]> {
+  const out: Row[] = [];
+  for (const part of chunks(values, BATCH)) {
+    out.push(...((await db('guests').where('event_id', eventId).whereIn(column, part).select('id', 'uid', 'first_name', 'last_name', column)) as Row[]));
+  }
+  return out;
+}
+
+/** Rows of `layout` whose natural key equals one of `rows`'. */
+export async function rowsByNaturalKey(db: Conn, layout: TableLayout, rows: Row[]): Promise<Row[]> {
+  const keys = layout.natural!;
+  const out: Row[] = [];
+  for (const part of chunks(rows, Math.floor(BATCH / keys.length))) {
+    out.push(...((await db(layout.name).whereIn(keys, part.map((r) => keys.map((k) => r[k])) as never).select('id', 'uid', ...keys)) as Row[]));
+  }
+  return out;
+}
+
+export { insertRows };
+
+/** The `{id, uid}` of children of these parents. */
+export async function childrenOf(db: Conn, table: string, column: string, parentIds: number[]): Promise<{ id: number; uid: string }[]> {
+  const out: { id: number; uid: string }[] = [];
+  for (const part of chunks(parentIds, BATCH)) out.push(...((await db(table).whereIn(column, part).select('id', 'uid')) as { id: number; uid: string }[]));
+  return out;
+}
+
+export async function deleteRows(db: Conn, table: string, ids: number[]): Promise<void> {
+  for (const part of chunks(ids, BATCH)) await db(table).whereIn('id', part).delete();
+}
+
+/**
+ * Search terms of these guests, written sorted by term, so a batch's entries land in the
+ * (event_id, term) index in order. `replace`: the guests had terms already.
+ */
+export async function writeSearchTerms(db: Conn, eventId: number, guests: Row[], replace: boolean): Promise<void> {
+  if (replace) await deleteRows(db, 'guest_search_terms', (await childrenOfSearch(db, guests.map((g) => g.id as number))) as number[]);
+  const terms: [string, number][] = [];
+  for (const g of guests) for (const term of searchTerms(g as never)) terms.push([term, g.id as number]);
+  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  await insertRows(db, 'guest_search_terms', terms.map(([term, guestId]) => ({ event_id: eventId, guest_id: guestId, term })), false);
+}
+
+async function childrenOfSearch(db: Conn, guestIds: number[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const part of chunks(guestIds, BATCH)) out.push(...((await db('guest_search_terms').whereIn('guest_id', part).pluck('id')) as number[]));
+  return out;
+}
+
+/** Each guest's standing event-level scans, oldest first, and the guests themselves. */
+export async function standingDoorScans(db: Conn, eventId: number, guestIds: number[]): Promise<{ scans: Row[]; guests: Row[] }> {
+  // event_id too, so the (event_id, guest_id, session_id) index finds each guest's scans.
+  const scans = (await db('checkins')
+    .where('event_id', eventId)
+    .whereIn('guest_id', guestIds)
+    .whereNull('session_id')
+    .whereNull('undone_at')
+    .orderBy([{ column: 'guest_id' }, { column: 'scanned_at' }, { column: 'id' }])
+    .select('id', 'uid', 'guest_id', 'direction', 'scanned_at', 'station')) as Row[];
+  const guests = (await db('guests').whereIn('id', guestIds).select('id', 'uid', 'first_name', 'last_name', 'checked_in_at')) as Row[];
+  return { scans, guests };
+}

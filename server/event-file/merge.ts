@@ -1,0 +1,671 @@
+import type { Conn, Db, Trx } from '../../db/knex';
+import type { GroupScope } from '../../db/repositories/groups';
+import { isIntegrityViolation } from '../../db/records';
+import {
+  abandonedImports,
+  childrenOf,
+  deleteRows,
+  discardHiddenEvent,
+  eventByUid,
+  groupExists,
+  groupIdByUid,
+  guestHoldingCode,
+  guestsHoldingCodes,
+  insertFileGroup,
+  insertHiddenEvent,
+  insertRows,
+  removeFileGroup,
+  revealEvent,
+  rowsByNaturalKey,
+  rowsByUid,
+  updateEventRecord,
+  updateRow,
+  writeSearchTerms,
+  type Row,
+} from '../../db/repositories/event-file-merge';
+import type { TableCounts } from '../../db/repositories/event-file-export';
+import { chunks } from '../../db/bulk';
+import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
+import { nowIso } from '../../core/time';
+import { refreshDoorState, type DoubleAdmission } from './door-state';
+export type { DoubleAdmission } from './door-state';
+import { StagedChanges } from './staging';
+import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, recordSchema, type GroupRecord, type TableDef } from './tables';
+
+/**
+ * The merge policy of event files, as a service over the repositories' SQL.
+ *
+ * An import runs in two steps so that the door never waits behind it:
+ * - `add` (every record, in file order) parses and checks the file and stages it, outside
+ *   the write that makes it visible. A new event is written in small statements under an
+ *   event no one sees yet; a merge only reads, and keeps what would change.
+ * - `finish` makes it visible in one short transaction: it reveals the new event, or
+ *   applies the kept changes of a merge. Anything refused before that leaves the database
+ *   as it was (`abandon` removes what was staged).
+ * Records are matched by uid within the event being merged only: a uid of another event's
+ * record (or of a child of one) acts as absent here and is listed as a conflict.
+ */
+
+/** The file is refused as a whole; nothing it brought stays. */
+export class EventFileRejected extends ValidationError {
+  constructor(reason: string) {
+    super({ detail: MSG.eventFileInvalid(reason) });
+  }
+}
+
+export interface ImportConflict {
+  table: string;
+  uid: string;
+  kind: 'barcode' | 'nfc_tag' | 'code' | 'other_event' | 'setup_change';
+  value?: string;
+  existing_id?: number;
+  existing_uid?: string;
+  resolution: string;
+  guest?: { uid: string; first_name: string; last_name: string };
+  existing_guest?: { id: number; uid: string; first_name: string; last_name: string };
+}
+
+export interface ImportResult {
+  event_id: number;
+  event_created: boolean;
+  /** The event's group here. */
+  group_id: number;
+  /** The group was made from the file (an administrator's import into a laptop that lacked it). */
+  group_created: boolean;
+  created: TableCounts;
+  updated: TableCounts;
+  unchanged: TableCounts;
+  skipped: TableCounts;
+  /** Answers, tags and links removed because the later version of their record lacks them. */
+  deleted: TableCounts;
+  checkins_added: number;
+  conflicts: ImportConflict[];
+  double_admissions: DoubleAdmission[];
+}
+
+export interface ImportOptions {
+  /** Groups the caller may see (`null`: all, an administrator). */
+  scope: GroupScope;
+  /** Where a new event goes. Without it an administrator's new event goes into the file's group. */
+  groupId?: number;
+  /** The event's group as the file carries it (its header). */
+  group?: GroupRecord;
+  /**
+   * False for a door role (DESIGN "Identity"): only check-ins, undos and new guests (with
+   * their answers) are taken; every other change is listed as a conflict and not applied,
+   * and a file of an event not here is refused. Default true.
+   */
+  allowSetupChanges?: boolean;
+  /**
+   * Where a merge reads while it checks (a read connection of the same database, e.g. the
+   * server's), so the checks take nothing from the writer the door uses. Default: the writer.
+   */
+  reader?: Conn;
+}
+
+// Records checked and staged together. A new event's rows are written in small statements,
+// each its own transaction (no one sees them yet), so a scan waits at most for one of them. A
+// batch of long records ends sooner, so what is held in memory stays small.
+const BATCH = 500;
+// Rows of a new event per statement, and uids per lookup of a merge: a hundred guests and
+// their search terms take a few milliseconds, the longest a scan then waits.
+const WRITE_ROWS = 100;
+const BATCH_BYTES = 16 << 20;
+const REF_TABLES = new Set(EVENT_TABLES.flatMap((t) => t.refs.map((r) => r.table)));
+const DEFS = new Map(EVENT_TABLES.map((d) => [d.name, d]));
+const LAYOUTS = new Map(EVENT_TABLE_LAYOUTS.map((l) => [l.name, l]));
+const SCHEMAS = new Map(EVENT_TABLES.map((d) => [d.name, recordSchema(d)]));
+const REF_KEYS = new Map(EVENT_TABLES.map((d) => [d.name, new Set(d.refs.map((r) => r.key))]));
+/** Owned child table -> its parent table and column. */
+const OWNED = new Map(EVENT_TABLES.filter((d) => d.owned).map((d) => [d.name, { parent: d.refs[0].table, column: d.refs[0].column }]));
+const OWNERS = new Set([...OWNED.values()].map((o) => o.parent));
+
+function emptyCounts(): TableCounts {
+  return Object.fromEntries(EVENT_FILE_TABLES.map((t) => [t, 0]));
+}
+
+function sameContent(def: TableDef, local: Row, incoming: Row): boolean {
+  for (const column of [...Object.keys(def.columns), ...def.refs.map((r) => r.column)]) {
+    if (def.derived?.includes(column)) continue;
+    const a = local[column] ?? null;
+    const b = incoming[column] ?? null;
+    if (a !== b && !(typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 1e-9)) return false;
+  }
+  return true;
+}
+
+/** Whether the local record stands as it is whatever happens to it meanwhile (its `modified` only grows). */
+function staysUnchanged(def: TableDef, local: Row, incoming: Row): boolean {
+  if (def.name === 'checkins') return !(incoming.undone_at && !local.undone_at);
+  return !((incoming.modified as string) > (local.modified as string));
+}
+
+function person(row: Row) {
+  return { uid: row.uid as string, first_name: row.first_name as string, last_name: row.last_name as string };
+}
+
+export class EventMerger {
+  private eventId = 0;
+  private eventCreated = false;
+  private createdGroupId: number | undefined;
+  private eventChanges: Row | undefined;
+  private readonly allowSetup: boolean;
+  /** uid -> local id, per parent table: this event's records only. */
+  private readonly ids = new Map([...REF_TABLES].map((t) => [t, new Map<string, number>()]));
+  /** Records of a merge that are new here, per table: their ids come when the merge is applied. */
+  private readonly incomingUids = new Map(EVENT_TABLES.map((d) => [d.name, new Set<string>()]));
+  private readonly skippedUids = new Set<string>();
+  private groupId = 0;
+  private readonly result: Omit<ImportResult, 'event_id' | 'event_created' | 'group_id' | 'group_created'> = {
+    created: emptyCounts(),
+    updated: emptyCounts(),
+    unchanged: emptyCounts(),
+    skipped: emptyCounts(),
+    deleted: emptyCounts(),
+    checkins_added: 0,
+    conflicts: [],
+    double_admissions: [],
+  };
+  /** Existing parents (`table:id`) whose local version won, so their child sets stay. */
+  private readonly keptParents = new Set<string>();
+  /** Existing parents whose file version won: child table -> parent ids. */
+  private readonly replacedParents = new Map([...OWNED.keys()].map((t) => [t, new Set<number>()]));
+  /** Child uids the file holds, per owned child table (to keep them when replacing). */
+  private readonly seenChildren = new Map([...OWNED.keys()].map((t) => [t, new Set<string>()]));
+  /** A merge's changes, in file order, applied by `finish`. */
+  private readonly staged = new StagedChanges();
+  private readonly checkinGuests = new Set<number>();
+  private readonly addedCheckins = new Set<number>();
+  private pending: { def: TableDef; records: unknown[]; bytes: number } | undefined;
+  private writing: Promise<void> | undefined;
+  private position = -1;
+  private readonly now = nowIso();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: ImportOptions,
+  ) {
+    this.allowSetup = options.allowSetupChanges ?? true;
+  }
+
+  /** `bytes`: the record's size in the file. */
+  async add(table: string, record: unknown, bytes = 0): Promise<void> {
+    const index = EVENT_FILE_TABLES.indexOf(table);
+    if (index < 0) throw new EventFileRejected(`unknown table "${table}"`);
+    if (index < this.position || (table === 'events' && this.position === 0)) throw new EventFileRejected(`"${table}" records out of order`);
+    if (index > 0 && this.position < 0) throw new EventFileRejected('the event record must come first');
+    if (index !== this.position) await this.flush();
+    this.position = index;
+    if (table === 'events') return this.stageEvent(record);
+    this.pending ??= { def: DEFS.get(table)!, records: [], bytes: 0 };
+    this.pending.records.push(record);
+    this.pending.bytes += bytes;
+    if (this.pending.records.length >= BATCH || this.pending.bytes >= BATCH_BYTES) await this.flush();
+  }
+
+  /** Makes the import visible in one short transaction. */
+  async finish(): Promise<ImportResult> {
+    await this.flush();
+    await this.settle();
+    if (this.position < 0) throw new EventFileRejected('it holds no event');
+    if (this.eventCreated) {
+      if (!(await this.db.transaction((trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
+    } else {
+      await this.db.transaction((trx) => this.applyMerge(trx));
+      await this.staged.close();
+    }
+    return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
+  }
+
+  /** After a refusal: removes what was staged (a new event's rows, a group made for it). */
+  async abandon(): Promise<void> {
+    await this.settle().catch(() => undefined);
+    await this.staged.close();
+    if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
+    if (this.createdGroupId !== undefined) await removeFileGroup(this.db, this.createdGroupId);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Staging
+
+  private async stageEvent(record: unknown): Promise<void> {
+    const parsed = EventRecord.safeParse(record);
+    if (!parsed.success) throw new EventFileRejected('its event record is invalid');
+    const incoming = parsed.data;
+    // An import a crash left behind no longer holds its event's uid.
+    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
+    const local = await eventByUid(this.db, incoming.uid);
+    const { scope } = this.options;
+    if (local) {
+      // Out of scope answers exactly as absent would for any other route.
+      if (scope !== null && !scope.includes(local.group_id)) throw new NotFoundError(MSG.eventNotFound);
+      if (local.importing_since !== null) throw new ConflictError({ detail: MSG.eventFileImportRunning });
+      this.eventId = local.id;
+      this.groupId = local.group_id;
+      const fields = { name: incoming.name, starts: incoming.starts, ends: incoming.ends, timezone: incoming.timezone };
+      const changed = (Object.keys(fields) as (keyof typeof fields)[]).some((k) => local[k] !== fields[k]);
+      if (incoming.modified > local.modified && changed) {
+        if (this.allowSetup) this.eventChanges = { ...fields, modified: incoming.modified };
+        else this.refuseSetupChange('events', incoming.uid);
+      } else this.result.unchanged.events++;
+      return;
+    }
+    if (!this.allowSetup) throw new ConflictError({ detail: MSG.eventFileDoorNewEvent });
+    const groupId = await this.groupForNewEvent();
+    this.groupId = groupId;
+    this.eventId = await insertHiddenEvent(this.db, { ...incoming, group_id: groupId });
+    this.eventCreated = true;
+    this.result.created.events++;
+  }
+
+  /** The group given; else, for an administrator, the file's own group, made here if missing. */
+  private async groupForNewEvent(): Promise<number> {
+    const { scope, groupId, group } = this.options;
+    if (groupId !== undefined) {
+      if (!(await groupExists(this.db, groupId)) || (scope !== null && !scope.includes(groupId))) throw new ValidationError({ details: MSG.groupNotFound });
+      return groupId;
+    }
+    if (scope !== null || group === undefined) throw ValidationError.field('group_id', MSG.required);
+    const existing = await groupIdByUid(this.db, group.uid);
+    if (existing !== undefined) return existing;
+    this.createdGroupId = await insertFileGroup(this.db, group);
+    return this.createdGroupId;
+  }
+
+  /**
+   * Checks a batch (every record valid, every parent known), then stages it while the next
+   * batch is read: one write in flight at a time, and a table's staging ends before the
+   * next table's parents are looked up.
+   */
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = undefined;
+    if (!batch || batch.records.length === 0) return;
+    const { def } = batch;
+    const schema = SCHEMAS.get(def.name)!;
+    const records: Row[] = [];
+    for (const raw of batch.records) {
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) throw new EventFileRejected(`a ${def.name} record is invalid`);
+      records.push(parsed.data as Row);
+    }
+    await this.settle();
+    const writing = this.eventCreated ? this.writeNewRecords(def, records) : this.stageChanges(def, records);
+    // Awaited by settle(); a failure meanwhile must not go unhandled.
+    writing.catch(() => undefined);
+    this.writing = writing;
+  }
+
+  private async settle(): Promise<void> {
+    const writing = this.writing;
+    this.writing = undefined;
+    await writing;
+  }
+
+  private skip(def: TableDef, uid: string): void {
+    this.result.skipped[def.name]++;
+    this.skippedUids.add(uid);
+  }
+
+  private refuseSetupChange(table: string, uid: string): void {
+    this.conflict({ table, uid, kind: 'setup_change', resolution: 'not applied: a door role brings only check-ins, undos and new guests' });
+    if (table === 'events') this.result.unchanged.events++;
+  }
+
+  /** A new event: the batch is written under the hidden event, each statement committed on its own. */
+  private async writeNewRecords(def: TableDef, records: Row[]): Promise<void> {
+    const rows: Row[] = [];
+    for (const record of records) {
+      const row = this.resolveRefs(def, record);
+      if (row) rows.push(row);
+      else this.skip(def, record.uid as string);
+    }
+    for (const part of chunks(rows, WRITE_ROWS)) await this.insertFresh(this.db, def, part);
+  }
+
+  /**
+   * A merge: each record is looked up (by uid, in this event only) and what stands as it is
+   * is counted now; what may change is kept for `finish`, which decides it again inside its
+   * transaction.
+   */
+  private async stageChanges(def: TableDef, records: Row[]): Promise<void> {
+    await this.lookUpParents(def, records);
+    const locals = new Map((await this.lookUp(def, records.map((r) => r.uid as string))).map((r) => [r.uid as string, r]));
+    const owned = OWNED.get(def.name);
+    const changes: Row[] = [];
+    for (const record of records) {
+      const uid = record.uid as string;
+      this.seenChildren.get(def.name)?.add(uid);
+      if (!this.parentsKnown(def, record)) {
+        this.skip(def, uid);
+        continue;
+      }
+      const local = locals.get(uid);
+      if (local && local.owner_event_id !== this.eventId) {
+        this.otherEvent(def, uid);
+        continue;
+      }
+      if (local) {
+        this.ids.get(def.name)?.set(uid, local.id as number);
+        if (staysUnchanged(def, local, record)) {
+          this.result.unchanged[def.name]++;
+          if (OWNERS.has(def.name)) this.keptParents.add(`${def.name}:${local.id}`);
+          continue;
+        }
+        if (!this.allowSetup && !def.door?.update) {
+          // A scan elsewhere moves a guest's door state and `modified`, and nothing else.
+          // Otherwise the local record stands as it is (for its children too): listed, not applied.
+          if (this.sameAsLocal(def, local, record)) this.result.unchanged[def.name]++;
+          else {
+            this.refuseSetupChange(def.name, uid);
+            this.result.skipped[def.name]++;
+          }
+          if (OWNERS.has(def.name)) this.keptParents.add(`${def.name}:${local.id}`);
+          continue;
+        }
+      } else {
+        if (!this.allowSetup && !this.doorMayCreate(def, record)) {
+          this.refuseSetupChange(def.name, uid);
+          this.skip(def, uid);
+          continue;
+        }
+        // A child of a parent whose local version won: the local set stands as it is.
+        const parentId = owned ? this.ids.get(owned.parent)?.get(record[def.refs[0].key] as string) : undefined;
+        if (parentId !== undefined && this.keptParents.has(`${owned!.parent}:${parentId}`)) {
+          this.result.unchanged[def.name]++;
+          continue;
+        }
+        this.incomingUids.get(def.name)!.add(uid);
+      }
+      changes.push(record);
+    }
+    if (changes.length > 0) await this.staged.push(def.name, changes);
+  }
+
+  /** The record says what the local row says (derived state aside), its parents compared by uid. */
+  private sameAsLocal(def: TableDef, local: Row, record: Row): boolean {
+    const columns = Object.keys(def.columns).filter((c) => !def.derived?.includes(c));
+    const sameParents = def.refs.every((ref) => {
+      const uid = record[ref.key] as string | null;
+      return (uid === null ? null : this.ids.get(ref.table)!.get(uid)) === (local[ref.column] ?? null);
+    });
+    return sameParents && sameContent({ ...def, refs: [], columns: Object.fromEntries(columns.map((c) => [c, def.columns[c]])) }, local, record);
+  }
+
+  /**
+   * Rows of this table with these uids, read a hundred at a time outside any transaction: on
+   * the writer's connection each read is one short statement between the door's scans; on a
+   * reader, none is.
+   */
+  private async lookUp(def: TableDef, uids: string[]): Promise<Row[]> {
+    const rows: Row[] = [];
+    const reader = this.options.reader ?? this.db;
+    for (const part of chunks(uids, WRITE_ROWS)) rows.push(...(await rowsByUid(reader, LAYOUTS.get(def.name)!, part, this.eventId)));
+    return rows;
+  }
+
+  /** A door role adds check-ins (with the registrations a scan makes) and new guests with their answers; nothing else. */
+  private doorMayCreate(def: TableDef, record: Row): boolean {
+    if (!def.door?.create) return false;
+    if (def.name === 'guest_answers') return this.incomingUids.get('guests')!.has(record.guest_uid as string);
+    return true;
+  }
+
+  private otherEvent(def: TableDef, uid: string): void {
+    this.conflict({ table: def.name, uid, kind: 'other_event', resolution: 'skipped: this uid belongs to another event here' });
+    this.skip(def, uid);
+  }
+
+  /**
+   * Parents a merged file names but does not hold (a delta file holds only what changed)
+   * are looked up in this event. One that is another event's acts as absent: its children
+   * are skipped and listed; one that is nowhere makes the file refused.
+   */
+  private async lookUpParents(def: TableDef, records: Row[]): Promise<void> {
+    for (const ref of def.refs) {
+      const known = this.ids.get(ref.table)!;
+      const incoming = this.incomingUids.get(ref.table)!;
+      const missing = new Set<string>();
+      for (const r of records) {
+        const uid = r[ref.key] as string | null;
+        if (uid !== null && !known.has(uid) && !incoming.has(uid) && !this.skippedUids.has(uid)) missing.add(uid);
+      }
+      if (missing.size === 0) continue;
+      const parentDef = DEFS.get(ref.table)!;
+      const found = await this.lookUp(parentDef, [...missing]);
+      for (const row of found) {
+        if (row.owner_event_id === this.eventId) known.set(row.uid as string, row.id as number);
+        else this.otherEvent(parentDef, row.uid as string);
+      }
+      if (found.length < missing.size) throw new EventFileRejected(`a ${def.name} record refers to a ${ref.table} record that is not in the file`);
+    }
+  }
+
+  /** Every parent is here or coming; false when one was skipped (so is the child). */
+  private parentsKnown(def: TableDef, record: Row): boolean {
+    return def.refs.every((ref) => {
+      const uid = record[ref.key] as string | null;
+      return uid === null || !this.skippedUids.has(uid);
+    });
+  }
+
+  /** Parent uids become local ids; undefined when a parent was skipped (so is the child). */
+  private resolveRefs(def: TableDef, record: Row): Row | undefined {
+    // Built key by key (no `delete`), so every row keeps one fast object shape.
+    const row: Row = {};
+    const refKeys = REF_KEYS.get(def.name)!;
+    for (const key in record) if (!refKeys.has(key)) row[key] = record[key];
+    for (const ref of def.refs) {
+      const uid = record[ref.key] as string | null;
+      if (uid === null) {
+        row[ref.column] = null;
+        continue;
+      }
+      const id = this.ids.get(ref.table)!.get(uid);
+      if (id === undefined) {
+        if (this.skippedUids.has(uid)) return undefined;
+        throw new EventFileRejected(`a ${def.name} record refers to a ${ref.table} record that is not in the file`);
+      }
+      row[ref.column] = id;
+    }
+    if (def.onEvent) row.event_id = this.eventId;
+    return row;
+  }
+
+  private conflict(conflict: ImportConflict): void {
+    this.result.conflicts.push(conflict);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Writing: a new event's batches, and a merge's changes inside `finish`'s transaction
+
+  private async insertFresh(trx: Conn, def: TableDef, fresh: Row[]): Promise<void> {
+    let rows = fresh;
+    if (def.natural && !this.eventCreated) rows = await this.dropNaturalDuplicates(trx, def, rows);
+    if (def.name === 'guests' && !this.eventCreated) rows = await this.dropCodeClashes(trx, rows);
+    if (rows.length === 0) return;
+    // Ids come back only where something needs them: parents (for their children's refs)
+    // and check-ins merged into a known event (for double admissions).
+    const needIds = REF_TABLES.has(def.name) || (def.name === 'checkins' && !this.eventCreated);
+    let inserted: { id: number; uid: string }[];
+    try {
+      inserted = await insertRows(trx, def.name, rows, needIds);
+    } catch (err) {
+      if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
+      throw err;
+    }
+    for (const r of inserted) this.ids.get(def.name)?.set(r.uid, r.id);
+    this.result.created[def.name] += rows.length;
+    if (def.name === 'guests') {
+      const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
+      await writeSearchTerms(trx, this.eventId, rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })), false);
+    }
+    if (def.name === 'checkins') {
+      this.result.checkins_added += rows.length;
+      for (const r of inserted) this.addedCheckins.add(r.id);
+      for (const c of rows) this.checkinGuests.add(c.guest_id as number);
+    }
+  }
+
+  private async applyMerge(trx: Trx): Promise<void> {
+    if (this.eventChanges) {
+      await updateEventRecord(trx, this.eventId, this.eventChanges);
+      this.result.updated.events++;
+    }
+    for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
+    await this.dropReplacedChildren(trx);
+    this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, [...this.checkinGuests], this.addedCheckins, this.now)));
+  }
+
+  /** Decides each staged record again against the row as it is now. */
+  private async applyBatch(trx: Trx, def: TableDef, records: Row[]): Promise<void> {
+    const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.eventId)).map((r) => [r.uid as string, r]));
+    const owned = OWNED.get(def.name);
+    const fresh: Row[] = [];
+    for (const record of records) {
+      const incoming = this.resolveRefs(def, record);
+      if (!incoming) {
+        this.skip(def, record.uid as string);
+        continue;
+      }
+      const local = locals.get(incoming.uid as string);
+      if (!local) {
+        // A child of a parent whose local version won: the local set stands as it is.
+        if (owned && this.keptParents.has(`${owned.parent}:${incoming[owned.column]}`)) this.result.unchanged[def.name]++;
+        else fresh.push(incoming);
+        continue;
+      }
+      if (local.owner_event_id !== this.eventId) {
+        this.otherEvent(def, incoming.uid as string);
+        continue;
+      }
+      this.ids.get(def.name)?.set(incoming.uid as string, local.id as number);
+      await this.mergeExisting(trx, def, local, incoming);
+    }
+    await this.insertFresh(trx, def, fresh);
+  }
+
+  private async mergeExisting(trx: Trx, def: TableDef, local: Row, incoming: Row): Promise<void> {
+    if (def.name === 'checkins') {
+      // An undo on either side wins; a check-in is otherwise never changed.
+      if (incoming.undone_at && !local.undone_at) {
+        const modified = (incoming.modified as string) > (local.modified as string) ? incoming.modified : local.modified;
+        await updateRow(trx, 'checkins', local.id as number, { undone_at: incoming.undone_at, modified });
+        this.result.updated.checkins++;
+        this.checkinGuests.add(local.guest_id as number);
+      } else this.result.unchanged.checkins++;
+      return;
+    }
+    const isOwner = [...OWNED.entries()].filter(([, o]) => o.parent === def.name).map(([child]) => child);
+    if (!((incoming.modified as string) > (local.modified as string))) {
+      this.result.unchanged[def.name]++;
+      if (isOwner.length > 0) this.keptParents.add(`${def.name}:${local.id}`);
+      return;
+    }
+    // The later record wins whole, with its set of answers, tags or links: what the file
+    // does not list for it is removed at the end, so a removal on the later side travels.
+    for (const child of isOwner) this.replacedParents.get(child)!.add(local.id as number);
+    if (sameContent(def, local, incoming)) {
+      await updateRow(trx, def.name, local.id as number, { modified: incoming.modified });
+      this.result.unchanged[def.name]++;
+      return;
+    }
+    const changes: Row = { modified: incoming.modified };
+    for (const column of [...Object.keys(def.columns), ...def.refs.map((r) => r.column)]) {
+      if (!def.derived?.includes(column)) changes[column] = incoming[column];
+    }
+    if (def.name === 'guests') await this.keepCodesUnique(trx, local, changes);
+    await updateRow(trx, def.name, local.id as number, changes);
+    this.result.updated[def.name]++;
+    if (def.name === 'guests') await writeSearchTerms(trx, this.eventId, [{ ...local, ...changes }], true);
+  }
+
+  /** An incoming code change that would take another guest's barcode or tag is not applied. */
+  private async keepCodesUnique(trx: Trx, local: Row, changes: Row): Promise<void> {
+    for (const column of ['barcode', 'nfc_tag'] as const) {
+      const value = changes[column];
+      if (value == null || value === local[column]) continue;
+      const other = await guestHoldingCode(trx, this.eventId, column, value as string, local.id as number);
+      if (!other) continue;
+      changes[column] = local[column];
+      this.conflict({
+        table: 'guests',
+        uid: local.uid as string,
+        kind: column,
+        value: value as string,
+        existing_id: other.id as number,
+        existing_uid: other.uid as string,
+        resolution: `kept this guest's ${column}`,
+        guest: person(local),
+        existing_guest: { id: other.id as number, ...person(other) },
+      });
+    }
+  }
+
+  /** Children of parents whose file version won, that the file does not list. */
+  private async dropReplacedChildren(trx: Trx): Promise<void> {
+    for (const [table, { column }] of OWNED) {
+      const seen = this.seenChildren.get(table)!;
+      const rows = await childrenOf(trx, table, column, [...this.replacedParents.get(table)!]);
+      const gone = rows.filter((r) => !seen.has(r.uid)).map((r) => r.id);
+      await deleteRows(trx, table, gone);
+      this.result.deleted[table] += gone.length;
+    }
+  }
+
+  /** A row whose natural key exists already is that record (e.g. the same tag added on both sides). */
+  private async dropNaturalDuplicates(trx: Conn, def: TableDef, rows: Row[]): Promise<Row[]> {
+    const keys = def.natural!;
+    const keyOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
+    const existing = new Map((await rowsByNaturalKey(trx, LAYOUTS.get(def.name)!, rows)).map((f) => [keyOf(f), f]));
+    const keep: Row[] = [];
+    for (const row of rows) {
+      const found = existing.get(keyOf(row));
+      if (!found) {
+        keep.push(row);
+        continue;
+      }
+      this.ids.get(def.name)?.set(row.uid as string, found.id as number);
+      this.seenChildren.get(def.name)?.add(found.uid as string);
+      this.result.unchanged[def.name]++;
+      if (def.name === 'promotion_codes') {
+        this.conflict({ table: def.name, uid: row.uid as string, kind: 'code', value: row.code as string, existing_id: found.id as number, existing_uid: found.uid as string, resolution: 'merged into the promotion code of the same code here' });
+      }
+    }
+    return keep;
+  }
+
+  /** A new guest whose barcode another guest here has is skipped; a clashing NFC tag is left empty. */
+  private async dropCodeClashes(trx: Conn, guests: Row[]): Promise<Row[]> {
+    const holders = new Map<string, Row>();
+    for (const column of ['barcode', 'nfc_tag'] as const) {
+      const values = guests.map((g) => g[column]).filter((v): v is string => typeof v === 'string');
+      for (const f of await guestsHoldingCodes(trx, this.eventId, column, values)) holders.set(`${column}:${f[column]}`, f);
+    }
+    const keep: Row[] = [];
+    for (const guest of guests) {
+      let skip = false;
+      for (const column of ['barcode', 'nfc_tag'] as const) {
+        const other = guest[column] == null ? undefined : holders.get(`${column}:${guest[column]}`);
+        if (!other) continue;
+        this.conflict({
+          table: 'guests',
+          uid: guest.uid as string,
+          kind: column,
+          value: guest[column] as string,
+          existing_id: other.id as number,
+          existing_uid: other.uid as string,
+          resolution: column === 'barcode' ? 'guest skipped' : 'guest added without NFC tag',
+          guest: person(guest),
+          existing_guest: { id: other.id as number, ...person(other) },
+        });
+        if (column === 'barcode') skip = true;
+        else guest.nfc_tag = null;
+      }
+      if (skip) this.skip(DEFS.get('guests')!, guest.uid as string);
+      else keep.push(guest);
+    }
+    return keep;
+  }
+}

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+
+type Row = Record<string, unknown>;
+
+/**
+ * A merge's changes, kept on disk between checking them and applying them (one JSON line
+ * each, in file order), so a large merge holds no more in memory than one batch. The file
+ * is readable by this user only and removed by `close`.
+ */
+export class StagedChanges {
+  private readonly file = path.join(os.tmpdir(), `doorlist-merge-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.ndjson`);
+  private out: fs.WriteStream | undefined;
+
+  async push(table: string, records: Row[]): Promise<void> {
+    this.out ??= fs.createWriteStream(this.file, { mode: 0o600 });
+    let chunk = '';
+    for (const record of records) chunk += JSON.stringify([table, record]) + '\n';
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+
+  /** The changes in the order they were pushed, consecutive ones of a table together, `size` at most at a time. */
+  async *batches(size: number): AsyncGenerator<{ table: string; records: Row[] }> {
+    if (!this.out) return;
+    this.out.end();
+    await once(this.out, 'finish');
+    let batch: { table: string; records: Row[] } | undefined;
+    let rest = '';
+    for await (const chunk of fs.createReadStream(this.file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() as string;
+      for (const line of lines) {
+        const [table, record] = JSON.parse(line) as [string, Row];
+        if (batch && (batch.table !== table || batch.records.length >= size)) {
+          yield batch;
+          batch = undefined;
+        }
+        batch ??= { table, records: [] };
+        batch.records.push(record);
+      }
+    }
+    if (batch) yield batch;
+  }
+
+  async close(): Promise<void> {
+    this.out?.destroy();
+    await fs.promises.rm(this.file, { force: true });
+  }
+}

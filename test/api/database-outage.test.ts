@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { createDb, type Db } from '../../db/knex';
+import { classifyDbError } from '../../db/errors';
+import { MSG } from '../../core/messages';
+import { TEST_PG } from '../helpers/database';
+import { TestServer } from '../helpers/server';
+
+const skip = TEST_PG ? false : 'losing the database connection is a PostgreSQL matter (DOORLIST_TEST_PG)';
+
+/** Runs SQL as the test cluster's administrator. */
+async function admin(sql: string, params: unknown[] = []): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_PG });
+  await client.connect();
+  try {
+    await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+const databaseOf = (url: string) => new URL(url).pathname.slice(1);
+const dropConnections = (name: string) => admin('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+
+describe('a lost PostgreSQL connection', { skip }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server?.stop());
+
+  it('answers the next request as usual when PostgreSQL dropped the idle connections', async () => {
+    assert.equal((await server.get('/groups')).status, 200);
+    await dropConnections(databaseOf(server.config.db));
+    const res = await server.get('/groups');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.results, []);
+  });
+
+  it('answers 503 {detail} while the database cannot be reached, and recovers by itself', async () => {
+    const name = databaseOf(server.config.db);
+    await dropConnections(name);
+    await admin(`alter database ${name} rename to ${name}_away`);
+    try {
+      const res = await server.get('/groups');
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { detail: MSG.databaseUnavailable });
+    } finally {
+      await admin(`alter database ${name}_away rename to ${name}`);
+    }
+    assert.equal((await server.get('/groups')).status, 200);
+  });
+
+  it('classifies a statement cut off by a dropped connection as unavailable, and the pool reconnects', async () => {
+    const db: Db = createDb(server.config.db);
+    try {
+      const sleeping = db.raw('select pg_sleep(10)').then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await admin("select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(10)%' and pid <> pg_backend_pid()");
+      assert.deepEqual(classifyDbError(await sleeping), { kind: 'unavailable' });
+      assert.deepEqual((await db.raw('select 1 as one')).rows, [{ one: 1 }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
