@@ -5,6 +5,7 @@ import * as statsGuestIndexes from './20261123000000_stats_guest_indexes';
 import * as statsCheckinIndexes from './20261123010000_stats_checkin_indexes';
 import * as dropGuestCheckedInIndex from './20261123020000_drop_guest_checked_in_index';
 import * as scanUidsPerEvent from './20261123030000_scan_uids_per_event';
+import * as attentionAndNotes from './20261123040000_attention_and_notes';
 import * as eventImporting from './20261123040000_event_importing';
 import * as centralServer from './20261123050000_central_server';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
@@ -20,6 +21,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123010000_stats_checkin_indexes': statsCheckinIndexes,
   '20261123020000_drop_guest_checked_in_index': dropGuestCheckedInIndex,
   '20261123030000_scan_uids_per_event': scanUidsPerEvent,
+  '20261123040000_attention_and_notes': attentionAndNotes,
   '20261123040000_event_importing': eventImporting,
   '20261123050000_central_server': centralServer,
   '20261123160000_roles_and_first_run': rolesAndFirstRun,

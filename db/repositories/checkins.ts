@@ -118,6 +118,9 @@ interface ScanGuestRow {
   barcode: string;
   objstatus: number;
   checked_in_at: string | null;
+  attention: number;
+  notes: string | null;
+  registration_type_attention: number;
 }
 
 interface ScanSessionRow {
@@ -139,6 +142,9 @@ function toScanGuest(row: ScanGuestRow) {
     registration_type: row.registration_type_id,
     registration_type_name: row.registration_type_name,
     barcode: row.barcode,
+    attention: Boolean(row.attention),
+    notes: row.notes,
+    registration_type_attention: Boolean(row.registration_type_attention),
   };
 }
 
@@ -157,6 +163,9 @@ function scanGuests(trx: Trx, eventId: number) {
       'g.barcode',
       'g.objstatus',
       'g.checked_in_at',
+      'g.attention',
+      'g.notes',
+      'rt.attention as registration_type_attention',
     );
 }
 

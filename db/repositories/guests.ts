@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Conn, Trx } from '../knex';
 import { dialectOf } from '../dialect';
 import { isUniqueViolation, uniqueKey } from '../errors';
+import { toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -30,6 +31,9 @@ export interface GuestRow {
   selfie: string;
   source: string;
   checked_in_at: string | null;
+  /** The door must stop for this guest (VIP, age check, access needs). */
+  attention: number | boolean;
+  notes: string | null;
   created: string;
   modified: string;
 }
@@ -48,7 +52,7 @@ export const GUEST_TEXT_FIELDS = [
 ] as const;
 
 export type GuestFields = Pick<GuestRow, 'registration_type_id' | 'first_name' | 'last_name' | 'email'> &
-  Partial<Pick<GuestRow, (typeof GUEST_TEXT_FIELDS)[number] | 'nfc_tag'>> & { barcode?: string | null };
+  Partial<Pick<GuestRow, (typeof GUEST_TEXT_FIELDS)[number] | 'nfc_tag' | 'notes'>> & { barcode?: string | null; attention?: boolean };
 
 /** One validated answer: a choice (radio, drop_down, one row per checkbox tick) or a text. */
 export interface AnswerInput {
@@ -101,6 +105,8 @@ export function toGuest(row: GuestRow, answers: GuestAnswer[] = []) {
     source: row.source,
     checked_in: row.checked_in_at != null,
     checked_in_at: toApiDatetime(row.checked_in_at),
+    attention: toBool(row.attention),
+    notes: row.notes ?? null,
     custom_questions: answers,
     created: toApiDatetime(row.created),
     modified: toApiDatetime(row.modified),
@@ -326,7 +332,7 @@ async function insertValues(trx: Conn, table: string, columns: string[], rows: R
 
 const GUEST_COLUMNS = [
   'uid', 'created', 'modified', 'event_id', 'registration_type_id', 'first_name', 'last_name', 'email',
-  ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'objstatus', 'selfie', 'source', 'checked_in_at',
+  ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'objstatus', 'selfie', 'source', 'checked_in_at', 'attention', 'notes',
 ];
 
 /** Answers with neither a choice nor a text only mark a question as cleared: nothing to store. */
@@ -348,6 +354,7 @@ function guestRecord(eventId: number, g: GuestInsert, now: string): Record<strin
   record.objstatus ??= 1;
   record.selfie ??= '';
   record.source ??= 'api';
+  record.attention ??= false;
   return record;
 }
 

@@ -20,6 +20,7 @@ export interface RegistrationTypeRow {
   quantity: number | null;
   door: number | boolean;
   online: number | boolean;
+  attention: number | boolean;
   source: string;
   objstatus: number;
   created: string;
@@ -27,7 +28,7 @@ export interface RegistrationTypeRow {
 }
 
 export type RegistrationTypeFields = Pick<RegistrationTypeRow, 'type' | 'name' | 'description'> &
-  Partial<Pick<RegistrationTypeRow, 'starts' | 'ends' | 'minorder' | 'maxorder' | 'price' | 'quantity'>> & { door: boolean; online: boolean };
+  Partial<Pick<RegistrationTypeRow, 'starts' | 'ends' | 'minorder' | 'maxorder' | 'price' | 'quantity'>> & { door: boolean; online: boolean; attention?: boolean };
 
 /** Money as the API shows it: a two-decimal string ("12.50"). */
 function priceString(value: number | string | null): string | null {
@@ -49,6 +50,7 @@ export function toRegistrationType(row: RegistrationTypeRow) {
     quantity: row.quantity,
     door: toBool(row.door),
     online: toBool(row.online),
+    attention: toBool(row.attention),
     source: row.source,
     objstatus: String(row.objstatus),
     created: toApiDatetime(row.created) as string,

@@ -24,11 +24,16 @@ export interface ApiAnswer<T = any> {
 
 const REQUEST_TIMEOUT_MS = 6000;
 
+export interface RequestOptions {
+  /** How long to wait before taking the server for out of reach (a scan waits less than a list). */
+  timeoutMs?: number;
+}
+
 /**
  * One request. Any answer below 500 comes back for the caller to read; a network failure,
  * a timeout or a 5xx throws OfflineError so scans can be queued; 401 throws SessionExpiredError.
  */
-export async function apiRequest<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+export async function apiRequest<T = any>(token: string | null, method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Token ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -38,7 +43,7 @@ export async function apiRequest<T = any>(token: string | null, method: string, 
       method,
       headers,
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
       cache: 'no-store',
     });
   } catch {
@@ -80,9 +85,9 @@ export class Api {
     private readonly onExpired: (detail: string) => void = () => {},
   ) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  async request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiAnswer<T>> {
     try {
-      return await apiRequest<T>(this.token, method, path, body);
+      return await apiRequest<T>(this.token, method, path, body, options);
     } catch (err) {
       if (err instanceof SessionExpiredError) this.onExpired(err.detail);
       throw err;
@@ -90,8 +95,8 @@ export class Api {
   }
 
   /** GET that must succeed; anything but 200 becomes an Error with the server's words. */
-  async get<T = any>(path: string): Promise<T> {
-    const answer = await this.request<T>('GET', path);
+  async get<T = any>(path: string, options?: RequestOptions): Promise<T> {
+    const answer = await this.request<T>('GET', path, undefined, options);
     if (answer.status !== 200) throw new Error(detailOf(answer.body) ?? `The server answered ${answer.status}.`);
     return answer.body;
   }

@@ -1,4 +1,4 @@
-import { detailOf, type Api, type ApiAnswer } from './api';
+import { detailOf, type Api, type ApiAnswer, type RequestOptions } from './api';
 import type { CodeKind, Direction, GuestSummary, ScanResult, ScanStatus } from './types';
 
 /** One scan as sent: the client uid makes a replay of it harmless. */
@@ -58,11 +58,11 @@ const isNotFound = (answer: ApiAnswer) => answer.status === 404 && (answer.body 
  * typing with Caps Lock on, or a code typed by hand in lower case). Throws OfflineError when
  * the server cannot be reached.
  */
-export async function sendScan(api: Api, eventId: number, scan: ScanSend): Promise<ApiAnswer> {
+export async function sendScan(api: Api, eventId: number, scan: ScanSend, options?: RequestOptions): Promise<ApiAnswer> {
   const path = `/events/${eventId}/checkins`;
   const attempt = async (code: string, uid: string): Promise<ApiAnswer> => {
-    const answer = await api.request('POST', path, bodyOf(scan, scan.kind, code, uid));
-    if (isNotFound(answer) && scan.kind === 'barcode' && scan.nfcFallback) return api.request('POST', path, bodyOf(scan, 'nfc_tag', code, uid + NFC_UID_SUFFIX));
+    const answer = await api.request('POST', path, bodyOf(scan, scan.kind, code, uid), options);
+    if (isNotFound(answer) && scan.kind === 'barcode' && scan.nfcFallback) return api.request('POST', path, bodyOf(scan, 'nfc_tag', code, uid + NFC_UID_SUFFIX), options);
     return answer;
   };
   const first = await attempt(scan.code, scan.uid);
@@ -74,15 +74,22 @@ export async function sendScan(api: Api, eventId: number, scan: ScanSend): Promi
 }
 
 /** The server's answer as the screen shows it. */
-export function resultOf(answer: ApiAnswer, scan: Pick<ScanSend, 'code' | 'label' | 'sessionName' | 'scannedAt'>, serial: number): ScanResult {
+export function resultOf(answer: ApiAnswer, scan: Pick<ScanSend, 'code' | 'label' | 'sessionName' | 'scannedAt' | 'direction' | 'uid'>, serial: number): ScanResult {
   const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, any>;
-  const base = { code: scan.label ?? scan.code, sessionName: scan.sessionName, scannedAt: scan.scannedAt, serial };
+  const base = { code: scan.label ?? scan.code, sessionName: scan.sessionName, scannedAt: scan.scannedAt, direction: scan.direction, uid: scan.uid, serial };
   const status = STATUSES.includes(body.status) ? (body.status as ScanStatus) : undefined;
   if (answer.status === 201 && status) {
     return { ...base, outcome: status, guest: body.guest as GuestSummary, checkinId: body.id, scannedAt: body.scanned_at ?? scan.scannedAt };
   }
   if (status) {
-    return { ...base, outcome: status, guest: body.guest as GuestSummary | undefined, checkedInAt: body.checked_in_at ?? null, message: body.details };
+    return {
+      ...base,
+      outcome: status,
+      guest: body.guest as GuestSummary | undefined,
+      checkedInAt: body.checked_in_at ?? null,
+      checkedInStation: body.checked_in_station ?? null,
+      message: body.details,
+    };
   }
   // A code the server will not even look up (two scans run together, a stray long barcode):
   // for the door that is simply nobody's code.

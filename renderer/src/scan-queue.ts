@@ -1,55 +1,47 @@
 import type { ScanSend } from './checkin';
+import { QUEUE_STORE, run } from './local-db';
 
-/** A scan the server could not take yet, kept in IndexedDB until it answers. */
-export interface QueuedScan extends ScanSend {
+/** A walk-in added while the server could not be reached: created on replay, then checked in. */
+export interface WalkInFields {
+  registration_type: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  company?: string;
+  /** Made by this station; the guest's barcode is what makes the create safe to replay. */
+  barcode: string;
+}
+
+interface Queued {
+  uid: string;
   eventId: number;
   queuedAt: number;
 }
 
-const DB_NAME = 'doorlist';
-const STORE = 'queued_scans';
-
-let opening: Promise<IDBDatabase> | undefined;
-
-function openDb(): Promise<IDBDatabase> {
-  opening ??= new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => {
-      const store = request.result.createObjectStore(STORE, { keyPath: 'uid' });
-      store.createIndex('eventId', 'eventId');
-    };
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => {
-      opening = undefined;
-      reject(request.error);
-    };
-  });
-  return opening;
+/** A scan the server could not take yet, kept in IndexedDB until it answers. */
+export interface QueuedScan extends ScanSend, Queued {
+  type?: 'scan';
+  /** What this station answered from its copy, so a different answer on replay is caught. */
+  offlineOutcome?: string;
 }
 
-function run<T>(mode: IDBTransactionMode, action: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  return openDb().then(
-    (db) =>
-      new Promise<T>((resolve, reject) => {
-        const tx = db.transaction(STORE, mode);
-        const request = action(tx.objectStore(STORE));
-        tx.oncomplete = () => resolve(request.result);
-        tx.onerror = () => reject(tx.error);
-        tx.onabort = () => reject(tx.error);
-      }),
-  );
+export interface QueuedWalkIn extends Queued {
+  type: 'walk_in';
+  fields: WalkInFields;
 }
 
-export function queueScan(scan: QueuedScan): Promise<IDBValidKey> {
-  return run('readwrite', (store) => store.put(scan));
+export type QueuedItem = QueuedScan | QueuedWalkIn;
+
+export function queueItem(item: QueuedItem): Promise<IDBValidKey> {
+  return run(QUEUE_STORE, 'readwrite', (store) => store.put(item));
 }
 
-/** Every waiting scan (of any event: a station may have switched events since), oldest first. */
-export async function queuedScans(): Promise<QueuedScan[]> {
-  const all = await run<QueuedScan[]>('readonly', (store) => store.getAll());
+/** Every waiting item (of any event: a station may have switched events since), oldest first. */
+export async function queuedItems(): Promise<QueuedItem[]> {
+  const all = await run<QueuedItem[]>(QUEUE_STORE, 'readonly', (store) => store.getAll());
   return all.sort((a, b) => a.queuedAt - b.queuedAt);
 }
 
-export function dropQueuedScan(uid: string): Promise<undefined> {
-  return run('readwrite', (store) => store.delete(uid));
+export function dropQueued(uid: string): Promise<undefined> {
+  return run(QUEUE_STORE, 'readwrite', (store) => store.delete(uid));
 }

@@ -40,3 +40,70 @@ export function arrivalBars(stats: EventStats | undefined, buckets = 24, now = D
   }
   return bars;
 }
+
+/** One of this station's own accepted scans or undos, counted before the server's figures show it. */
+export interface LocalChange {
+  /** When the answer came (ms). */
+  at: number;
+  /** +1 or -1: how the station's figure for `direction` moves with this change. */
+  step: 1 | -1;
+  /** The station's figure for `direction` once the server counts this change. */
+  expect: number;
+  /** +1 a guest in, -1 out (a check-out, or an entry undone). */
+  delta: 1 | -1;
+  direction: 'in' | 'out';
+  typeId?: number;
+  sessionId?: number;
+  station: string;
+  /** The scan's time (UTC API Datetime), for the arrivals. */
+  scannedAt?: string;
+}
+
+/** This station's accepted scans in one direction, as the server counts them. */
+export function stationFigure(stats: EventStats, station: string, direction: 'in' | 'out'): number {
+  const row = stats.stations.find((s) => s.station === station);
+  return row ? (direction === 'in' ? row.checked_in : row.checked_out) : 0;
+}
+
+function bucketStart(apiDatetime: string): string {
+  const at = Date.parse(`${apiDatetime}Z`);
+  return new Date(Math.floor(at / BUCKET_MS) * BUCKET_MS).toISOString().slice(0, 19);
+}
+
+/** The server's figures with the station's own changes that they do not include yet. */
+export function applyChanges(stats: EventStats, changes: LocalChange[]): EventStats {
+  if (!changes.length) return stats;
+  const next: EventStats = {
+    ...stats,
+    registration_types: stats.registration_types.map((t) => ({ ...t })),
+    sessions: stats.sessions.map((s) => ({ ...s })),
+    stations: stats.stations.map((s) => ({ ...s })),
+    arrivals: stats.arrivals.map((a) => ({ ...a })),
+  };
+  for (const change of changes) {
+    // A session scan counts for the session only; the event's door counts the guest in or out.
+    if (change.sessionId !== undefined) {
+      const session = next.sessions.find((s) => s.id === change.sessionId);
+      if (session && change.direction === 'in') session.checked_in += change.delta;
+    } else {
+      next.checked_in += change.delta;
+      const type = next.registration_types.find((t) => t.id === change.typeId);
+      if (type) type.checked_in += change.delta;
+    }
+    let station = next.stations.find((s) => s.station === change.station);
+    if (!station) {
+      station = { station: change.station, checked_in: 0, checked_out: 0 };
+      next.stations.push(station);
+    }
+    if (change.direction === 'in') station.checked_in += change.step;
+    else station.checked_out += change.step;
+    const sign = Math.sign(change.delta);
+    if (change.direction === 'in' && change.scannedAt) {
+      const starts = bucketStart(change.scannedAt);
+      const bucket = next.arrivals.find((a) => a.starts === starts);
+      if (bucket) bucket.checked_in += sign;
+      else if (sign > 0) next.arrivals.push({ starts, checked_in: 1 });
+    }
+  }
+  return next;
+}

@@ -10,6 +10,8 @@ export interface EventSummary {
 export interface RegistrationType {
   id: number;
   name: string;
+  /** The door must stop for every guest of this type. */
+  attention?: boolean;
 }
 
 export interface SessionSummary {
@@ -37,6 +39,12 @@ export interface GuestSummary {
   objstatus?: string | number;
   checked_in?: boolean;
   checked_in_at?: string | null;
+  /** The door must stop for this guest (VIP, age check, access needs); `notes` say why. */
+  attention?: boolean;
+  notes?: string | null;
+  /** In a scan's answer: the guest's registration type asks for attention. */
+  registration_type_attention?: boolean;
+  registration_type_name?: string;
 }
 
 export type ScanStatus =
@@ -54,14 +62,22 @@ export type Direction = 'in' | 'out';
 
 /** What one scan turned into, on screen. `queued`: stored until the server answers again. */
 export interface ScanResult {
-  /** `checking`: sent, no answer yet (only in the list of recent scans). */
-  outcome: ScanStatus | 'queued' | 'refused' | 'undone' | 'checking';
+  /**
+   * `checking`: sent, no answer yet (only in the scan log). `double_admission`: admitted here
+   * offline, and the server says someone else had let the guest in first.
+   */
+  outcome: ScanStatus | 'queued' | 'refused' | 'undone' | 'checking' | 'double_admission';
   /** The typed or scanned code, or the guest's name when checked in from a list. */
   code: string;
   guest?: GuestSummary;
   checkinId?: number;
   checkedInAt?: string | null;
+  /** The station of the first entry, on an amber. */
+  checkedInStation?: string | null;
   scannedAt?: string;
+  direction?: Direction;
+  /** Decided by this station from its copy of the guest list, the server being out of reach. */
+  offline?: boolean;
   message?: string;
   sessionName?: string;
   replayed?: boolean;

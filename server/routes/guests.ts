@@ -66,6 +66,8 @@ export function guestsRouter(deps: RouteDeps) {
         ...textColumns(body),
         barcode: body.barcode,
         nfc_tag: body.nfc_tag ?? null,
+        attention: body.attention ?? false,
+        notes: body.notes ?? null,
         answers,
       });
       return { status: 201, body: { id } };
@@ -136,7 +138,7 @@ export function guestsRouter(deps: RouteDeps) {
       const answers = await checkRelations(deps.db, event.id, body);
       const fields: GuestUpdateFields = { ...textColumns(body), answers };
       if (body.registration_type !== undefined) fields.registration_type_id = body.registration_type;
-      for (const key of ['first_name', 'last_name', 'email', 'barcode', 'nfc_tag', 'objstatus'] as const) {
+      for (const key of ['first_name', 'last_name', 'email', 'barcode', 'nfc_tag', 'objstatus', 'attention', 'notes'] as const) {
         if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
       }
       await updateGuest(deps.db, row, fields);

@@ -37,6 +37,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
         quantity: body.quantity ?? null,
         door: body.door,
         online: body.online,
+        attention: body.attention,
       });
       return { status: 201, body: { id } };
     },

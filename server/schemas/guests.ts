@@ -52,6 +52,8 @@ export const GuestCreate = z
     ...textFields,
     barcode: code(MSG.barcodeEmpty),
     nfc_tag: code(MSG.nfcTagEmpty),
+    attention: boolean().optional(),
+    notes: optionalText(5000),
     custom_questions: customQuestions,
   })
   .openapi('GuestCreate');
@@ -68,6 +70,8 @@ export const GuestUpdate = z
     objstatus: integer()
       .pipe(z.number().refine((v) => v === 1 || v === 2, { error: MSG.invalidGuestObjstatus }))
       .optional(),
+    attention: boolean().optional(),
+    notes: optionalText(5000),
     custom_questions: customQuestions,
   })
   .openapi('GuestUpdate');
@@ -106,6 +110,8 @@ export const Guest = z
     source: z.string(),
     checked_in: z.boolean(),
     checked_in_at: z.string().nullable(),
+    attention: z.boolean().openapi({ description: 'The door must stop for this guest (VIP, age check, access needs)' }),
+    notes: z.string().nullable().openapi({ description: 'Shown to the door with the scan' }),
     custom_questions: z.array(z.object({ question_id: z.number().int(), question_text: z.string(), objstatus: z.string(), answer: z.array(AnswerOut) })),
     created: z.string(),
     modified: z.string(),

@@ -32,6 +32,7 @@ export const RegistrationTypeCreate = z
     quantity: integer().nullish(),
     door: boolean().default(false),
     online: boolean().default(false),
+    attention: boolean().default(false),
   })
   .openapi('RegistrationTypeCreate');
 
@@ -55,6 +56,7 @@ export const RegistrationType = z
     quantity: z.number().int().nullable(),
     door: z.boolean(),
     online: z.boolean(),
+    attention: z.boolean().openapi({ description: 'The door must stop for every guest of this type' }),
     source: z.string(),
     objstatus: z.string().openapi({ example: '1' }),
     created: z.string(),

@@ -36,6 +36,9 @@ describe('check-ins', () => {
       registration_type: typeId,
       registration_type_name: 'VIP',
       barcode: (fields.barcode as string) ?? barcode,
+      attention: false,
+      notes: null,
+      registration_type_attention: false,
     };
     return { id, barcode: summary.barcode, summary };
   }
@@ -489,6 +492,41 @@ describe('check-ins', () => {
         const [{ n }] = await server.db('session_registrations').where({ session_id: sessionId }).count({ n: '*' });
         assert.equal(Number(n), 10);
       });
+    });
+  });
+
+  describe('POST /events/:event_id/checkins for a guest who needs attention', () => {
+    it("answers the guest's attention and notes and the registration type's attention, on a first entry and on a refusal", async () => {
+      const type = await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Over 18', description: '', attention: true });
+      const made = await server.post(`/events/${eventId}/guests`, {
+        registration_type: type.body.id,
+        first_name: 'Ida',
+        last_name: 'Rhodes',
+        email: 'ida@example.test',
+        barcode: 'ATTN-0001',
+        attention: true,
+        notes: 'Check ID: age',
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const expected = {
+        id: made.body.id,
+        first_name: 'Ida',
+        last_name: 'Rhodes',
+        email: 'ida@example.test',
+        company: null,
+        registration_type: type.body.id,
+        registration_type_name: 'Over 18',
+        barcode: 'ATTN-0001',
+        attention: true,
+        notes: 'Check ID: age',
+        registration_type_attention: true,
+      };
+      const first = await scan(server, eventId, { barcode: 'ATTN-0001' });
+      assert.equal(first.status, 201);
+      assert.deepEqual(first.body.guest, expected);
+      const again = await scan(server, eventId, { barcode: 'ATTN-0001' });
+      assert.equal(again.status, 409);
+      assert.deepEqual(again.body.guest, expected);
     });
   });
 

@@ -64,6 +64,8 @@ describe('guests', () => {
         source: 'api',
         checked_in: false,
         checked_in_at: null,
+        attention: false,
+        notes: null,
         custom_questions: [],
       });
       assert.match(barcode, /^[A-HJ-NP-Z2-9]{12}$/);
@@ -503,6 +505,33 @@ describe('guests', () => {
       assert.equal((await server.put(path, { first_name: 'Hacked' }, asB)).status, 404);
       assert.equal((await server.get(`/events/${b.eventId}/guests/${created.body.id}`, asB)).status, 404);
       assert.equal((await server.get(path, { token: a.key })).body.first_name, 'Ada');
+    });
+  });
+  describe('attention and notes (for the door)', () => {
+    it('POST and PUT /events/:event_id/guests keep attention and notes; PUT clears notes with null', async () => {
+      const created = await server.post(guests(), guest({ email: 'vip@example.test', attention: true, notes: 'Wheelchair: use the side ramp' }));
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const path = `${guests()}/${created.body.id}`;
+      const detail = (await server.get(path)).body;
+      assert.deepEqual([detail.attention, detail.notes], [true, 'Wheelchair: use the side ramp']);
+      assert.equal((await server.put(path, { attention: false, notes: null })).status, 200);
+      const updated = (await server.get(path)).body;
+      assert.deepEqual([updated.attention, updated.notes], [false, null]);
+    });
+
+    it('POST /events/:event_id/guests answers 400 for attention that is not a boolean and notes over 5000 characters, writing nothing', async () => {
+      const before = (await server.get(guests())).body.count;
+      const res = await server.post(guests(), guest({ email: 'bad@example.test', attention: 'maybe', notes: 'x'.repeat(5001) }));
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, { attention: [MSG.invalidBoolean], notes: ['Ensure this field has no more than 5000 characters.'] });
+      assert.equal((await server.get(guests())).body.count, before);
+    });
+
+    it('POST /events/:event_id/registration_types keeps attention (false unless sent)', async () => {
+      const flagged = await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Over 18 only', description: '', attention: true });
+      const plain = await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Plain', description: '' });
+      assert.equal((await server.get(`/events/${eventId}/registration_types/${flagged.body.id}`)).body.attention, true);
+      assert.equal((await server.get(`/events/${eventId}/registration_types/${plain.body.id}`)).body.attention, false);
     });
   });
 });

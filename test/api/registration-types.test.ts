@@ -49,6 +49,7 @@ describe('registration types', () => {
         quantity: 100,
         door: true,
         online: false,
+        attention: false,
         source: 'api',
         objstatus: '1',
       });

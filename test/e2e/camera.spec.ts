@@ -81,3 +81,26 @@ test('the camera reads a ticket QR code and checks the guest in once', async ({ 
   await expect(door.scanField()).toBeFocused();
   expect(await checkinsOf(server, seed.eventId, seed.guests.grace.id)).toHaveLength(1);
 });
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('the viewfinder, the answer with its icon and the counter are all on the first screen', async ({ page }) => {
+    const door = new DoorPage(page);
+    await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+    await page.getByRole('button', { name: /Camera$/ }).tap();
+    const video = page.getByRole('region', { name: 'Camera scan' }).locator('video');
+    await expect(video).toBeVisible();
+    // Grace's ticket again: already in since the test above.
+    await expect(door.result()).toHaveAttribute('data-outcome', /checked_in/, { timeout: 15_000 });
+    await door.screenshot('61-phone-camera');
+    const frame = (await video.boundingBox())!;
+    const answer = (await door.result().boundingBox())!;
+    expect(frame.y + frame.height).toBeLessThanOrEqual(844);
+    // The answer's headline and icon are above the fold, under the viewfinder.
+    expect(answer.y).toBeGreaterThan(frame.y + frame.height - 1);
+    expect(answer.y + 160).toBeLessThanOrEqual(844);
+    await expect(door.result().locator('.result-icon')).toBeInViewport();
+    await expect(page.getByTestId('mini-count')).toBeInViewport();
+  });
+});

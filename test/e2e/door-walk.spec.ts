@@ -21,17 +21,31 @@ test.afterAll(async () => {
 
 const CHECKINS = '**/api/v1/events/*/checkins';
 
-/** Holds the check-in POSTs whose body names `code` until `release` is called. */
+/**
+ * A station that has no copy of the guest list yet (its first load failed): offline, its scans
+ * wait undecided as "queued" instead of being answered from the copy.
+ */
+async function withoutCopy(page: DoorPage['page']) {
+  await page.route('**/api/v1/events/*/guests?*', (route) => route.abort('internetdisconnected'));
+}
+
+/**
+ * Holds the check-in POSTs whose body names `code` until `release` is called; later ones go
+ * through (on a busy machine the station may give up on a held scan after its 2.5 s and
+ * replay it, which must then reach the server).
+ */
 async function holdScansOf(page: DoorPage['page'], code: string) {
   const held: Route[] = [];
+  let released = false;
   await page.route(CHECKINS, async (route) => {
-    if (route.request().method() === 'POST' && route.request().postData()?.includes(`"${code}"`)) held.push(route);
+    if (!released && route.request().method() === 'POST' && route.request().postData()?.includes(`"${code}"`)) held.push(route);
     else await route.fallback();
   });
   return {
     held,
     release: async () => {
-      for (const route of held.splice(0)) await route.fallback();
+      released = true;
+      for (const route of held.splice(0)) await route.fallback().catch(() => undefined);
     },
   };
 }
@@ -45,7 +59,7 @@ test('a lower-case code or one typed with Caps Lock on still finds the guest', a
   await door.scan('mh-0006');
   await door.expectResult('checked_in', 'Margaret Hamilton');
   await door.scan(seed.guests.margaret.barcode);
-  await door.expectResult('already_checked_in', 'Margaret Hamilton', /since \d\d:\d\d.*\(just now\)/);
+  await door.expectResult('already_checked_in', 'Margaret Hamilton', /since \d{1,2}:\d\d.*\(just now\)/);
   expect(await checkinsOf(server, seed.eventId, seed.guests.edsger.id)).toHaveLength(1);
   expect(await checkinsOf(server, seed.eventId, seed.guests.margaret.id)).toHaveLength(1);
   // Nobody under either case: the red answer names the code as it was typed.
@@ -152,6 +166,7 @@ test('the buttons under the answer do not move whatever the answer says', async 
   await door.scan('LONG-0001');
   await door.expectResult('checked_in', 'Maria Fernanda');
   const green = await actions.boundingBox();
+  await door.waitPastRepeatGuard();
   await door.scan('LONG-0001');
   await door.expectResult('already_checked_in', 'Maria Fernanda');
   const amber = await actions.boundingBox();
@@ -171,11 +186,12 @@ test('the buttons under the answer do not move whatever the answer says', async 
 test('scans queued offline survive a reload in IndexedDB and are replayed once', async ({ page }) => {
   const door = new DoorPage(page);
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.copyLoaded();
   // The network to the server fails for check-ins only, so the page itself can still reload.
   const offline = (route: Route) => route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.fallback();
   await page.route(CHECKINS, offline);
   await door.scan(seed.guests.john.barcode);
-  await door.expectResult('queued', 'Queued');
+  await door.expectResult('checked_in', 'John McCarthy', 'Admitted offline');
   await door.scan(seed.guests.radia.barcode);
   await expect(door.pending()).toHaveText('2 queued');
 
@@ -185,8 +201,9 @@ test('scans queued offline survive a reload in IndexedDB and are replayed once',
   await page.unroute(CHECKINS, offline);
 
   await expect(door.pending()).toBeHidden({ timeout: 15_000 });
-  const replayed = page.getByRole('region', { name: 'Sent from the offline queue' }).locator('li');
-  await expect(replayed).toHaveCount(2);
+  // The log kept both answers over the reload.
+  await expect(door.recent().filter({ hasText: 'John McCarthy' })).toHaveAttribute('data-outcome', 'checked_in');
+  await expect(door.recent().filter({ hasText: 'Radia Perlman' })).toHaveAttribute('data-outcome', 'checked_in');
   await page.reload();
   await expect(door.scanField()).toBeFocused();
   await page.waitForTimeout(4500);
@@ -212,7 +229,9 @@ test.describe('on a phone', () => {
   test('a run of scans never widens the page sideways', async ({ page }) => {
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-    for (const code of ['PHONE-1', 'PHONE-2', seed.guests.ada.barcode, 'PHONE-3', seed.guests.ada.barcode]) await door.scan(code);
+    for (const code of ['PHONE-1', 'PHONE-2', seed.guests.ada.barcode, 'PHONE-3']) await door.scan(code);
+    await door.waitPastRepeatGuard();
+    await door.scan(seed.guests.ada.barcode);
     await door.expectResult('already_checked_in', 'Ada Lovelace');
     await expect(door.recent()).toHaveCount(5);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -231,6 +250,14 @@ test('a key revoked mid-shift: the scan made at that moment is kept, and signing
   });
   const door = new DoorPage(page);
   await door.open(server.url, made.key, { id: seed.eventId, name: seed.eventName });
+  await door.copyLoaded();
+  // The station's background polls get stand-in answers, so the scan is the first request to
+  // meet the revoked key (a poll meeting it first sends the station to sign-in before anyone
+  // scans, which is right, but not this test).
+  const list = { count: 0, next: null, previous: null, results: [] };
+  await page.route('**/api/v1/events/*/stats', (route) => route.fulfill({ json: { total: 0, checked_in: 0, inactive: 0, registration_types: [], sessions: [], stations: [], arrivals: [] } }));
+  await page.route('**/api/v1/events/*/guests?*', (route) => route.fulfill({ json: list }));
+  await page.route('**/api/v1/events/*/checkins?*', (route) => route.fulfill({ json: list }));
   await server.must(204, 'DELETE', `/groups/${seed.groupId}/api_keys/${made.id}`);
   await door.scan('OWL-0001');
   const signIn = new SignInPage(page);
@@ -238,6 +265,7 @@ test('a key revoked mid-shift: the scan made at that moment is kept, and signing
   await door.screenshot('43-key-revoked');
   expect(await checkinsOf(server, seed.eventId, guest.id)).toHaveLength(0);
 
+  await page.unrouteAll();
   await signIn.signIn(ADMIN.username, ADMIN.password);
   await expect(page.getByRole('heading', { name: seed.eventName })).toBeVisible();
   await expect(door.scanField()).toBeFocused();
@@ -248,6 +276,7 @@ test('a key revoked mid-shift: the scan made at that moment is kept, and signing
 });
 
 test('a queued scan in the list of last scans turns into the answer it got once sent', async ({ page }) => {
+  await withoutCopy(page);
   const door = new DoorPage(page);
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
   const offline = (route: Route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.fallback());
@@ -266,6 +295,7 @@ test.describe('on a phone, offline', () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
   test('going offline with scans queued does not push the answer down', async ({ page }) => {
+    await withoutCopy(page);
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
     const top = (await door.result().boundingBox())!.y;

@@ -34,7 +34,8 @@ test.describe('sign in and event', () => {
     const door = new DoorPage(page);
     await expect(page.getByRole('heading', { name: seed.eventName })).toBeVisible();
     await expect(door.scanField()).toBeFocused();
-    await expect(door.total()).toHaveText('12');
+    // Twelve guests, one of them inactive: counted apart, not in the total to expect.
+    await expect(door.total()).toHaveText('11');
 
     await page.reload();
     await expect(page.getByRole('heading', { name: seed.eventName })).toBeVisible();
@@ -85,8 +86,9 @@ test.describe('door mode', () => {
     await expect(page.getByTestId(`type-${seed.types.vip}`)).toContainText('1 / 3');
     await door.screenshot('04-checked-in');
 
+    await door.waitPastRepeatGuard();
     await door.scan(seed.guests.ada.barcode);
-    await door.expectResult('already_checked_in', 'Already checked in', 'Ada Lovelace', /since \d\d:\d\d/);
+    await door.expectResult('already_checked_in', 'Already checked in', 'Ada Lovelace', /since \d{1,2}:\d\d/, 'at Front door');
     await door.screenshot('05-already-checked-in');
 
     await door.scan('NOBODY-999');
@@ -128,7 +130,7 @@ test.describe('door mode', () => {
     await door.scan(seed.guests.katherine.barcode);
     await door.expectResult('checked_in', 'Katherine Johnson');
     await expect(door.checkedIn()).toHaveText(String(before + 1));
-    await door.undo();
+    await door.undoConfirmed('Katherine Johnson');
     await door.expectResult('undone', 'Undone', 'Katherine Johnson');
     await expect(door.checkedIn()).toHaveText(String(before));
     await door.screenshot('08-undone');
@@ -152,7 +154,7 @@ test.describe('door mode', () => {
     await door.expectResult('checked_in', 'Edsger Dijkstra', 'General');
 
     const again = await door.search('dijkstra');
-    await expect(again.locator('.guest-row')).toContainText(/In since \d\d:\d\d/);
+    await expect(again.locator('.guest-row')).toContainText(/In since \d{1,2}:\d\d/);
     await page.keyboard.press('Escape');
     await expect(again).toBeHidden();
     await expect(door.scanField()).toBeFocused();
@@ -161,7 +163,7 @@ test.describe('door mode', () => {
   test('adds a walk-in and checks them in at once', async ({ page }) => {
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-    const before = (await guestCounts(server, seed.eventId)).total;
+    const before = await door.count('total');
     await page.keyboard.press('F4');
     await page.getByRole('dialog', { name: 'Add a walk-in' }).getByLabel('First name').fill('Hedy');
     await door.screenshot('10-walk-in');
@@ -233,6 +235,7 @@ test.describe('door mode', () => {
       return page.evaluate(() => (window as any).__tones.at(-1));
     };
     expect(await tonesOf(seed.guests.john.barcode, 'checked_in')).toEqual([880, 1320]);
+    await door.waitPastRepeatGuard();
     expect(await tonesOf(seed.guests.john.barcode, 'already_checked_in')).toEqual([660, 660]);
     expect(await tonesOf('NO-SUCH-CODE', 'not_found')).toEqual([196]);
   });

@@ -1,5 +1,8 @@
 import type { DoorServer } from './door-server';
 
+/** Any server the tests drive through the API: in-process, or `npm run serve` in its own process. */
+type ApiServer = Pick<DoorServer, 'must'>;
+
 export interface SeededGuest {
   id: number;
   first_name: string;
@@ -34,7 +37,7 @@ const GUESTS: { key: string; first_name: string; last_name: string; company: str
 ];
 
 /** One organiser's event with two registration types and a dozen guests, made through the API. */
-export async function seedEvent(server: DoorServer, eventName = 'Launch Night'): Promise<Seed> {
+export async function seedEvent(server: ApiServer, eventName = 'Launch Night'): Promise<Seed> {
   const group = await server.must<{ id: number }>(201, 'POST', '/groups', { name: 'Acme Events', email: 'office@acme.test' });
   const event = await server.must<{ id: number }>(201, 'POST', '/events', {
     name: eventName,
@@ -66,7 +69,7 @@ export async function seedEvent(server: DoorServer, eventName = 'Launch Night'):
 }
 
 /** Accepted check-ins of the event (undone ones excluded), counted through the API. */
-export async function checkinsOf(server: DoorServer, eventId: number, guestId?: number): Promise<any[]> {
+export async function checkinsOf(server: ApiServer, eventId: number, guestId?: number): Promise<any[]> {
   const body = await server.must<{ results: any[] }>(200, 'GET', `/events/${eventId}/checkins?page_size=1000${guestId ? `&guest_id=${guestId}` : ''}`);
   return body.results.filter((c) => !c.undone_at);
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /** Browsers give the camera to secure pages only (HTTPS or the desktop app's loopback). */
 function cameraApi(): boolean {
@@ -33,6 +34,7 @@ const REPEAT_MS = 2500;
  * A docked panel, not a dialog: the answer stays in full view and the keyboard keeps working.
  */
 export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => void; onClose: () => void }) {
+  const { t } = useTranslation('door');
   const video = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string>();
   const last = useRef({ code: '', at: 0 });
@@ -61,7 +63,7 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
         if (cancelled) controls.stop();
         else stop = () => controls.stop();
       } catch (err) {
-        if (!cancelled) setError(`The camera cannot be used: ${(err as Error).message}`);
+        if (!cancelled) setError(t('camera.cannot', { message: (err as Error).message }));
       }
     })();
     return () => {
@@ -71,10 +73,10 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
   }, []);
 
   return (
-    <section className="camera-dock" aria-label="Camera scan">
+    <section className="camera-dock" aria-label={t('camera.label')}>
       <header className="row">
-        <h2>Camera</h2>
-        <button type="button" className="close" onClick={onClose} aria-label="Close the camera (F8)">
+        <h2>{t('camera.title')}</h2>
+        <button type="button" className="close" onClick={onClose} aria-label={t('camera.close')}>
           ✕
         </button>
       </header>
@@ -85,7 +87,7 @@ export function CameraPanel({ onCode, onClose }: { onCode: (code: string) => voi
           {error}
         </p>
       ) : (
-        <p className="muted">Hold the ticket’s code in front of the camera.</p>
+        <p className="muted">{t('camera.hint')}</p>
       )}
     </section>
   );

@@ -1,10 +1,12 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * A modal panel over the door screen: Esc or the close button returns to scanning. Focus
  * moves in on open and Tab stays inside.
  */
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const { t } = useTranslation('door');
   const id = useId();
   const panel = useRef<HTMLDivElement>(null);
 
@@ -39,7 +41,7 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
       <div ref={panel} className={wide ? 'dialog wide' : 'dialog'} role="dialog" aria-modal="true" aria-labelledby={id}>
         <header className="dialog-head">
           <h2 id={id}>{title}</h2>
-          <button type="button" className="close" onClick={onClose} aria-label="Close (Esc)">
+          <button type="button" className="close" onClick={onClose} aria-label={t('dialog.close')}>
             ✕
           </button>
         </header>

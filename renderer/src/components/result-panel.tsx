@@ -1,7 +1,10 @@
-import { localTime } from '../api';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import { i18next } from '../i18n';
+import { formatTime, utcInstant } from '../i18n/format';
 import type { GuestSummary, RegistrationType, ScanResult } from '../types';
 
-type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle';
+type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle' | 'double';
 
 /** A scan sent and not yet answered. */
 export interface Checking {
@@ -23,28 +26,27 @@ export function guestName(guest?: GuestSummary): string {
 /** The registration type's name: the scan answer carries it; the guest list only has its id. */
 export function typeName(guest: GuestSummary | undefined, types: RegistrationType[]): string {
   if (!guest) return '';
-  const named = (guest as { registration_type_name?: string }).registration_type_name;
-  if (named) return named;
+  if (guest.registration_type_name) return guest.registration_type_name;
   const ref = guest.registration_type;
   if (ref && typeof ref === 'object') return ref.name ?? types.find((t) => t.id === ref.id)?.name ?? '';
   if (typeof ref === 'string') return ref;
   return types.find((t) => t.id === ref)?.name ?? '';
 }
 
-/** " (12 min ago)": how long since the first entry, so a ticket passed back out is spotted. */
-function ago(apiDatetime: string): string {
-  const then = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(apiDatetime) ? apiDatetime : `${apiDatetime}Z`);
+/** "12 min ago": how long since the first entry, so a ticket passed back out is spotted. */
+function ago(t: TFunction, apiDatetime: string): string {
+  const then = utcInstant(apiDatetime).getTime();
   if (Number.isNaN(then)) return '';
   const minutes = Math.max(0, Math.floor((Date.now() - then) / 60000));
-  if (minutes < 1) return ' (just now)';
-  if (minutes < 120) return ` (${minutes} min ago)`;
-  return ` (${Math.floor(minutes / 60)} h ago)`;
+  if (minutes < 1) return t('ago.justNow');
+  if (minutes < 120) return t('ago.minutes', { count: minutes });
+  return t('ago.hours', { count: Math.floor(minutes / 60) });
 }
 
 /** A code as the door reads it: a run-on scan is cut, with its length, instead of filling the panel. */
-function shortCode(code: string): string {
+function shortCode(t: TFunction, code: string): string {
   const chars = [...code];
-  return chars.length > 40 ? `${chars.slice(0, 32).join('')}… (${chars.length} characters)` : code;
+  return chars.length > 40 ? t('result.longCode', { start: chars.slice(0, 32).join(''), length: chars.length }) : code;
 }
 
 /** Long names step down in size so they still fit the panel on two or three lines. */
@@ -54,50 +56,86 @@ function nameSize(name: string): string {
   return '';
 }
 
-function viewOf(result: ScanResult): View {
-  const session = result.sessionName ? ` for ${result.sessionName}` : '';
+/** The first entry of a guest: when, how long ago and at which station. */
+function firstEntry(t: TFunction, result: ScanResult, timezone: string): string | undefined {
+  if (!result.checkedInAt) return undefined;
+  const at = utcInstant(result.checkedInAt);
+  const time = Number.isNaN(at.getTime()) ? result.checkedInAt : formatTime(at, timezone);
+  const when = t('result.since', { time, ago: ago(t, result.checkedInAt) });
+  return result.checkedInStation ? t('result.sinceAt', { when, station: result.checkedInStation }) : when;
+}
+
+export function viewOf(result: ScanResult, t: TFunction, timezone = 'UTC'): View {
+  const session = result.sessionName;
   switch (result.outcome) {
     case 'checked_in':
-      return { tone: 'green', icon: '✓', headline: result.sessionName ? `In: ${result.sessionName}` : 'Checked in' };
+      return {
+        tone: 'green',
+        icon: '✓',
+        headline: session ? t('result.inSession', { session }) : t('result.checkedIn'),
+        detail: result.offline ? t('result.admittedOffline') : undefined,
+      };
     case 'checked_out':
-      return { tone: 'blue', icon: '↩', headline: 'Checked out' };
+      return { tone: 'blue', icon: '↩', headline: t('result.checkedOut'), detail: result.offline ? t('result.decidedOffline') : undefined };
     case 'already_checked_in':
-      return { tone: 'amber', icon: '!', headline: 'Already checked in', detail: result.checkedInAt ? `since ${localTime(result.checkedInAt)}${ago(result.checkedInAt)}` : undefined };
+      return {
+        tone: 'amber',
+        icon: '!',
+        headline: session ? t('result.alreadyInSession', { session }) : t('result.alreadyIn'),
+        detail: [firstEntry(t, result, timezone), result.offline ? t('result.decidedOffline') : ''].filter(Boolean).join(' · ') || undefined,
+      };
     case 'not_checked_in':
-      return { tone: 'amber', icon: '!', headline: 'Not checked in', detail: 'Nothing to check out' };
+      return { tone: 'amber', icon: '!', headline: t('result.notIn'), detail: t('result.nothingToCheckOut') };
     case 'not_found':
-      return { tone: 'red', icon: '✕', headline: 'Not found', detail: `Code ${shortCode(result.code)}` };
+      return { tone: 'red', icon: '✕', headline: t('result.notFound'), detail: t('result.code', { code: shortCode(t, result.code) }) + (result.offline ? ` · ${t('result.decidedOffline')}` : '') };
     case 'inactive':
-      return { tone: 'red', icon: '✕', headline: 'Inactive', detail: 'This registration is switched off' };
+      return { tone: 'red', icon: '✕', headline: t('result.inactive'), detail: t('result.inactiveDetail') };
     case 'not_registered':
-      return { tone: 'red', icon: '✕', headline: 'Not registered', detail: `Not on the list${session}` };
+      return { tone: 'red', icon: '✕', headline: t('result.notRegistered'), detail: session ? t('result.notOnListFor', { session }) : t('result.notOnList') };
     case 'session_full':
-      return { tone: 'red', icon: '✕', headline: 'Session full', detail: result.sessionName ? `No room left in ${result.sessionName}` : undefined };
+      return { tone: 'red', icon: '✕', headline: t('result.sessionFull'), detail: session ? t('result.noRoomIn', { session }) : undefined };
     case 'queued':
-      return { tone: 'grey', icon: '⋯', headline: 'Queued', detail: `Offline: ${result.code} is stored and will be sent when the server is back` };
+      return { tone: 'grey', icon: '⋯', headline: t('result.queued'), detail: t('result.queuedDetail', { code: result.code }) };
     case 'checking':
-      return { tone: 'grey', icon: '…', headline: 'Checking' };
+      return { tone: 'grey', icon: '…', headline: t('result.checking') };
     case 'undone':
-      return { tone: 'grey', icon: '↶', headline: 'Undone', detail: 'The last scan was taken back' };
+      return {
+        tone: 'grey',
+        icon: '↶',
+        headline: t('result.undone'),
+        detail: result.direction === 'out' ? t('result.undoneOut', { name: guestName(result.guest) || result.code }) : t('result.undoneIn', { name: guestName(result.guest) || result.code }),
+      };
+    case 'double_admission':
+      return {
+        tone: 'double',
+        icon: '‼',
+        headline: t('result.double'),
+        detail: t('result.doubleDetail', {
+          station: result.checkedInStation ?? t('double.anotherStation'),
+          time: result.checkedInAt ? formatTime(utcInstant(result.checkedInAt), timezone) : '?',
+        }),
+      };
     default:
-      return { tone: 'red', icon: '✕', headline: 'Scan refused', detail: result.message };
+      return { tone: 'red', icon: '✕', headline: t('result.refused'), detail: result.message };
   }
 }
 
 /** What a screen reader says: the same facts as the screen, in one sentence. */
 export function announcement(result: ScanResult, types: RegistrationType[]): string {
-  const view = viewOf(result);
+  const t = i18next.getFixedT(null, 'door');
+  const view = viewOf(result, t);
   const who = [guestName(result.guest), typeName(result.guest, types), result.guest?.company].filter(Boolean).join(', ');
-  return [view.headline, who, view.detail].filter(Boolean).join('. ');
+  return [view.headline, who, view.detail, result.guest?.notes].filter(Boolean).join('. ');
 }
 
 /** The answer to the last scan, filling the stage; the next scan replaces it. */
-export function ResultPanel({ result, checking, types, onDismiss }: { result?: ScanResult; checking?: Checking; types: RegistrationType[]; onDismiss?: () => void }) {
+export function ResultPanel({ result, checking, types, timezone, onDismiss }: { result?: ScanResult; checking?: Checking; types: RegistrationType[]; timezone: string; onDismiss?: () => void }) {
+  const { t } = useTranslation('door');
   // Covers the previous answer while the next scan is on its way (shown only if the server
   // takes longer than a blink, so a quick answer does not flicker).
   const cover = checking && (
     <div className="checking" data-testid="checking" aria-hidden="true">
-      <p className="headline">Checking…</p>
+      <p className="headline">{t('result.checkingCover')}</p>
       <p className="detail">{checking.code}</p>
     </div>
   );
@@ -109,17 +147,17 @@ export function ResultPanel({ result, checking, types, onDismiss }: { result?: S
           ⌁
         </div>
         <div className="result-text">
-          <p className="headline">Ready to scan</p>
-          <p className="detail">Scan a ticket or NFC tag, or type the code and press Enter</p>
+          <p className="headline">{t('result.ready')}</p>
+          <p className="detail">{t('result.readyDetail')}</p>
         </div>
       </section>
     );
   }
-  const view = viewOf(result);
+  const view = viewOf(result, t, timezone);
   const name = guestName(result.guest);
   const type = typeName(result.guest, types);
   return (
-    <section key={result.serial} className={`result tone-${view.tone} flash`} data-outcome={result.outcome} onClick={onDismiss}>
+    <section key={result.serial} className={`result tone-${view.tone} flash`} data-outcome={result.outcome} data-offline={result.offline ? 'true' : undefined} onClick={onDismiss}>
       {cover}
       <div className="result-icon" aria-hidden="true">
         {view.icon}
@@ -134,28 +172,9 @@ export function ResultPanel({ result, checking, types, onDismiss }: { result?: S
           </p>
         )}
         {view.detail && <p className="detail">{view.detail}</p>}
-        {result.replayed && <p className="detail small">Sent from the offline queue</p>}
+        {result.guest?.notes && <p className="detail note">{result.guest.notes}</p>}
+        {result.replayed && result.outcome !== 'double_admission' && <p className="detail small">{t('result.fromQueue')}</p>}
       </div>
     </section>
-  );
-}
-
-/** The last scans, newest first, each with its own answer: one a faster scan replaced is still seen. */
-export function RecentScans({ scans }: { scans: ScanResult[] }) {
-  return (
-    <ol className="recent" aria-label="Last scans" data-testid="recent">
-      {scans.map((scan) => {
-        const view = viewOf(scan);
-        return (
-          <li key={scan.serial} className={`tone-${view.tone}`} data-outcome={scan.outcome} title={view.headline}>
-            <span className="recent-icon" aria-hidden="true">
-              {view.icon}
-            </span>
-            <span className="recent-who">{guestName(scan.guest) || scan.code}</span>
-            <span className="sr-only">{view.headline}</span>
-          </li>
-        );
-      })}
-    </ol>
   );
 }

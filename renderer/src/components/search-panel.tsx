@@ -1,58 +1,86 @@
 import { useEffect, useState } from 'react';
-import { localTime, OfflineError, type Api } from '../api';
+import { useTranslation } from 'react-i18next';
+import { OfflineError, type Api } from '../api';
+import type { GuestCopy } from '../guest-copy';
+import { formatTime, utcInstant } from '../i18n/format';
 import type { GuestSummary, RegistrationType } from '../types';
 import { Dialog } from './dialog';
 import { guestName, typeName } from './result-panel';
 
 const PAGE = 25;
 
+interface Found {
+  guests: GuestSummary[];
+  count: number;
+  /** Answered from the station's copy: the server could not be reached. */
+  offline: boolean;
+}
+
 /** Find a guest by name, e-mail, company or code and check them in (or out) from the list. */
 export function SearchPanel({
   api,
   eventId,
   types,
+  copy,
+  online,
+  timezone,
   onCheck,
   onClose,
 }: {
   api: Api;
   eventId: number;
   types: RegistrationType[];
+  copy?: GuestCopy;
+  online: boolean;
+  timezone: string;
   onCheck: (guest: GuestSummary, direction: 'in' | 'out') => void;
   onClose: () => void;
 }) {
+  const { t } = useTranslation('door');
   const [query, setQuery] = useState('');
-  const [guests, setGuests] = useState<GuestSummary[]>();
-  const [count, setCount] = useState(0);
+  const [found, setFound] = useState<Found>();
   const [error, setError] = useState<string>();
 
   useEffect(() => {
     const term = query.trim();
     if (!term) {
-      setGuests(undefined);
+      setFound(undefined);
       return;
     }
     let live = true;
+    const fromCopy = () => {
+      if (!copy?.loaded) return false;
+      const { count, results } = copy.search(term, PAGE);
+      setError(undefined);
+      setFound({ guests: results, count, offline: true });
+      return true;
+    };
     const timer = setTimeout(() => {
+      if (!online && fromCopy()) return;
       api
-        .get<{ count: number; results: GuestSummary[] }>(`/events/${eventId}/guests?search=${encodeURIComponent(term)}&page_size=${PAGE}`)
+        .get<{ count: number; results: GuestSummary[] }>(`/events/${eventId}/guests?search=${encodeURIComponent(term)}&page_size=${PAGE}`, { timeoutMs: 2500 })
         .then((body) => {
           if (!live) return;
           setError(undefined);
-          setGuests(body.results ?? []);
-          setCount(body.count ?? 0);
+          setFound({ guests: body.results ?? [], count: body.count ?? 0, offline: false });
         })
-        .catch((err) => live && setError(err instanceof OfflineError ? 'The server cannot be reached: search needs it.' : (err as Error).message));
+        .catch((err) => {
+          if (!live) return;
+          if (err instanceof OfflineError && fromCopy()) return;
+          setError(err instanceof OfflineError ? t('search.needsServer') : (err as Error).message);
+        });
     }, 200);
     return () => {
       live = false;
       clearTimeout(timer);
     };
-  }, [api, eventId, query]);
+  }, [api, eventId, query, copy, online, t]);
 
+  const guests = found?.guests;
   return (
-    <Dialog title="Find a guest" onClose={onClose} wide>
+    <Dialog title={t('search.title')} onClose={onClose} wide>
       <label>
-        Name, e-mail, company or code
+        {t('search.field')}
         <input type="search" name="search" autoFocus autoComplete="off" spellCheck={false} value={query} onChange={(e) => setQuery(e.target.value)} />
       </label>
       {error && (
@@ -61,28 +89,33 @@ export function SearchPanel({
         </p>
       )}
       <p className="muted" role="status">
-        {guests === undefined ? 'Type at least one word.' : guests.length === 0 ? 'Nobody matches.' : count > guests.length ? `First ${guests.length} of ${count} matches` : `${count} found`}
+        {guests === undefined ? t('search.typeWord') : guests.length === 0 ? t('search.nobody') : found!.count > guests.length ? t('search.firstOf', { shown: guests.length, count: found!.count }) : t('search.found', { count: found!.count })}
+        {found?.offline ? ` · ${t('search.fromCopy')}` : ''}
       </p>
       {guests && guests.length > 0 && (
         <ul className="guest-list">
           {guests.map((guest) => {
             const inactive = String(guest.objstatus) === '2';
+            const name = guestName(guest);
             return (
               <li key={guest.id} className="guest-row" data-guest-id={guest.id}>
                 <div className="guest-info">
-                  <span className="name">{guestName(guest)}</span>
+                  <span className="name">
+                    {guest.attention && <span aria-label={t('search.attention')}>★ </span>}
+                    {name}
+                  </span>
                   <span className="meta">{[typeName(guest, types), guest.company, guest.email, guest.barcode].filter(Boolean).join(' · ')}</span>
                 </div>
-                <span className={guest.checked_in ? 'status in' : inactive ? 'status off' : 'status'}>
-                  {guest.checked_in ? `In since ${localTime(guest.checked_in_at)}` : inactive ? 'Inactive' : 'Not in'}
+                <span className={guest.checked_in_at ? 'status in' : inactive ? 'status off' : 'status'}>
+                  {guest.checked_in_at ? t('search.inSince', { time: formatTime(utcInstant(guest.checked_in_at), timezone) }) : inactive ? t('search.inactive') : t('search.notIn')}
                 </span>
                 <div className="row">
-                  <button type="button" className="primary" onClick={() => onCheck(guest, 'in')} aria-label={`Check in ${guestName(guest)}`}>
-                    Check in
+                  <button type="button" className="primary" onClick={() => onCheck(guest, 'in')} aria-label={t('search.checkInLabel', { name })}>
+                    {t('search.checkIn')}
                   </button>
-                  {guest.checked_in && (
-                    <button type="button" onClick={() => onCheck(guest, 'out')} aria-label={`Check out ${guestName(guest)}`}>
-                      Check out
+                  {guest.checked_in_at && (
+                    <button type="button" onClick={() => onCheck(guest, 'out')} aria-label={t('search.checkOutLabel', { name })}>
+                      {t('search.checkOut')}
                     </button>
                   )}
                 </div>

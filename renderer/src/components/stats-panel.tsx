@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../i18n/format';
 import type { EventStats } from '../stats';
 import type { SessionSummary } from '../types';
 import { ArrivalsChart } from './arrivals-chart';
@@ -7,59 +9,98 @@ function percent(part: number, whole: number): number {
   return whole > 0 ? Math.min(100, Math.round((part / whole) * 100)) : 0;
 }
 
-/** Live counters: the event, each registration type, the current session, and arrivals. */
-export function StatsPanel({ stats, session, children }: { stats?: EventStats; session?: SessionSummary; children?: ReactNode }) {
-  const sessionStats = session ? stats?.sessions.find((s) => s.id === session.id) : undefined;
+/**
+ * Live counters: the event (inactive guests counted apart, they cannot come in), each
+ * registration type, each session, each station, and arrivals.
+ */
+export function StatsPanel({ stats, session, timezone, children }: { stats?: EventStats; session?: SessionSummary; timezone: string; children?: ReactNode }) {
+  const { t } = useTranslation('door');
+  const expected = stats ? stats.total - stats.inactive : undefined;
+  const current = session ? stats?.sessions.find((s) => s.id === session.id) : undefined;
+  const others = stats?.sessions.filter((s) => s.id !== session?.id) ?? [];
   return (
-    <aside className="side" aria-label="Counters">
+    <aside className="side" aria-label={t('stats.label')}>
       <section className="counter" data-testid="event-counter">
-        <h2>Checked in</h2>
+        <h2>{t('stats.checkedIn')}</h2>
         <p className="count">
-          <span data-testid="checked-in">{stats?.checked_in ?? '–'}</span>
+          <span data-testid="checked-in">{stats ? formatNumber(stats.checked_in) : '–'}</span>
           <span className="of"> / </span>
-          <span data-testid="total">{stats?.total ?? '–'}</span>
+          <span data-testid="total">{expected !== undefined ? formatNumber(expected) : '–'}</span>
         </p>
         <div className="meter" aria-hidden="true">
-          <span style={{ width: `${percent(stats?.checked_in ?? 0, stats?.total ?? 0)}%` }} />
+          <span style={{ width: `${percent(stats?.checked_in ?? 0, expected ?? 0)}%` }} />
         </div>
+        {!!stats?.inactive && (
+          <p className="muted" data-testid="inactive">
+            {t('stats.inactive', { count: stats.inactive })}
+          </p>
+        )}
       </section>
       {children}
       {session && (
         <section className="counter session" data-testid="session-counter">
           <h2>{session.name}</h2>
           <p className="count">
-            <span data-testid="session-checked-in">{sessionStats?.checked_in ?? '–'}</span>
+            <span data-testid="session-checked-in">{current?.checked_in ?? '–'}</span>
             <span className="of"> / </span>
-            <span data-testid="session-capacity">{sessionStats ? sessionStats.capacity : (session.capacity ?? '–')}</span>
+            <span data-testid="session-capacity">{current ? current.capacity : (session.capacity ?? '–')}</span>
           </p>
           <p className="muted">
-            {sessionStats ? `${sessionStats.registered} registered` : ''}
-            {sessionStats?.overbook_capacity ? ` · ${sessionStats.overbook_capacity} overbooking allowed` : ''}
+            {current ? t('stats.registered', { count: current.registered }) : ''}
+            {current?.overbook_capacity ? ` · ${t('stats.overbooking', { count: current.overbook_capacity })}` : ''}
           </p>
           <div className="meter" aria-hidden="true">
-            <span style={{ width: `${percent(sessionStats?.checked_in ?? 0, sessionStats?.capacity ?? 0)}%` }} />
+            <span style={{ width: `${percent(current?.checked_in ?? 0, current?.capacity ?? 0)}%` }} />
           </div>
         </section>
       )}
       {!!stats?.registration_types.length && (
         <section className="types">
-          <h2>By registration type</h2>
+          <h2>{t('stats.byType')}</h2>
           <ul>
-            {stats.registration_types.map((t) => (
-              <li key={t.id} data-testid={`type-${t.id}`}>
-                <span className="type-name">{t.name}</span>
+            {stats.registration_types.map((type) => (
+              <li key={type.id} data-testid={`type-${type.id}`}>
+                <span className="type-name">{type.name}</span>
                 <span className="type-count">
-                  {t.checked_in} / {t.total}
+                  {formatNumber(type.checked_in)} / {formatNumber(type.total)}
                 </span>
                 <div className="meter thin" aria-hidden="true">
-                  <span style={{ width: `${percent(t.checked_in, t.total)}%` }} />
+                  <span style={{ width: `${percent(type.checked_in, type.total)}%` }} />
                 </div>
               </li>
             ))}
           </ul>
         </section>
       )}
-      <ArrivalsChart stats={stats} />
+      {others.length > 0 && (
+        <section className="types" data-testid="sessions-counts">
+          <h2>{t('stats.bySession')}</h2>
+          <ul>
+            {others.map((s) => (
+              <li key={s.id}>
+                <span className="type-name">{s.name}</span>
+                <span className="type-count">
+                  {formatNumber(s.checked_in)} / {formatNumber(s.capacity)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {!!stats?.stations.length && (
+        <section className="types" data-testid="stations">
+          <h2>{t('stats.byStation')}</h2>
+          <ul>
+            {stats.stations.map((s) => (
+              <li key={s.station ?? ''} data-station={s.station ?? ''}>
+                <span className="type-name">{s.station ?? t('stats.noStation')}</span>
+                <span className="type-count">{t('stats.stationCounts', { in: formatNumber(s.checked_in), out: formatNumber(s.checked_out) })}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <ArrivalsChart stats={stats} timezone={timezone} />
     </aside>
   );
 }

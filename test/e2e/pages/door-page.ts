@@ -23,6 +23,48 @@ export class DoorPage {
     await expect(this.scanField()).toBeFocused();
   }
 
+  /** Records every beep's tones, one list per answer, before the page loads. */
+  async listenToTones(): Promise<void> {
+    await this.page.addInitScript(() => {
+      const tones: number[][] = [];
+      (window as any).__tones = tones;
+      let lastAt = 0;
+      const create = AudioContext.prototype.createOscillator;
+      AudioContext.prototype.createOscillator = function (this: AudioContext) {
+        const osc = create.call(this);
+        const start = osc.start.bind(osc);
+        // The tones of one answer are started together; a pause means the next answer.
+        osc.start = (when?: number) => {
+          const now = performance.now();
+          if (now - lastAt > 50 || !tones.length) tones.push([]);
+          lastAt = now;
+          tones[tones.length - 1].push(osc.frequency.value);
+          start(when);
+        };
+        return osc;
+      };
+    });
+  }
+
+  /** The tones of each answer so far, oldest first. */
+  tones(): Promise<number[][]> {
+    return this.page.evaluate(() => (window as any).__tones);
+  }
+
+  /** Waits until the station's copy of the guest list holds `count` guests. */
+  async copyHolds(count: number): Promise<void> {
+    await expect(this.connection()).toHaveAttribute('data-copy-size', String(count), { timeout: 15_000 });
+  }
+
+  /** Waits until the station has its copy of the guest list, whatever its size. */
+  async copyLoaded(): Promise<void> {
+    await expect(this.connection()).not.toHaveAttribute('data-copy-size', '0', { timeout: 15_000 });
+  }
+
+  attention() {
+    return this.page.getByTestId('attention');
+  }
+
   scanField() {
     return this.page.locator('#scan-field');
   }
@@ -49,6 +91,38 @@ export class DoorPage {
   async scan(code: string): Promise<void> {
     await this.page.keyboard.type(code, { delay: 5 });
     await this.page.keyboard.press('Enter');
+  }
+
+  /**
+   * The same code again from this station within 3 s is the reader firing twice and shows
+   * the first answer; a test that means a second scan waits this out.
+   */
+  async waitPastRepeatGuard(): Promise<void> {
+    await this.page.waitForTimeout(3100);
+  }
+
+  /** Ctrl+Z, then confirms the undo it names. */
+  async undoConfirmed(name: string | RegExp): Promise<void> {
+    await this.undo();
+    const dialog = this.page.getByRole('dialog', { name: 'Undo this scan?' });
+    await expect(dialog.getByTestId('undo-question')).toContainText(name);
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect(dialog).toBeHidden();
+  }
+
+  /**
+   * A USB reader's burst: every key event sent at once, as the device does, rather than one
+   * round trip per key (which a busy test machine spreads over tens of milliseconds each).
+   */
+  async scanBurst(code: string): Promise<void> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    const keys = [...code].flatMap((ch) => [
+      cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key: ch, text: ch, unmodifiedText: ch }),
+      cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key: ch }),
+    ]);
+    const enter = { key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, nativeVirtualKeyCode: 13 };
+    await Promise.all([...keys, cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', text: '\r', ...enter }), cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...enter })]);
+    await cdp.detach();
   }
 
   /** A reader at full speed: the code and Enter with no pause between keys. */

@@ -1,0 +1,115 @@
+import { useEffect, useRef } from 'react';
+
+/**
+ * A reader types a whole code at a steady 5-30 ms a key; the fastest people average over
+ * 100 ms a key. A burst is keys with no pause over READER_PAUSE_MS; it is a reader's when it
+ * has READER_MIN_CHARS keys or more at READER_MEAN_MS a key or less, Enter included (a
+ * busy machine delivers a reader's keys unevenly, so the mean decides, not each gap).
+ */
+const READER_PAUSE_MS = 120;
+const READER_MEAN_MS = 50;
+const READER_MIN_CHARS = 4;
+
+function isTextField(target: EventTarget | null): target is HTMLElement {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/** Takes `text` off the end of an input's value the way typing would, so React sees it. */
+function untype(target: EventTarget | null, text: string): void {
+  if (!(target instanceof HTMLInputElement) || !target.value.endsWith(text)) return;
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+  setter?.call(target, target.value.slice(0, -text.length));
+  target.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/**
+ * While a dialog is open, a burst of keys at reader speed ending in Enter is a scan: the code
+ * goes to the scan, not into the dialog's field, and the Enter does not submit the dialog.
+ * Listens first (capture, registered before any dialog's own listener).
+ */
+export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: string) => void): void {
+  const state = useRef({ open: dialogOpen, chars: '', first: 0, last: 0, target: null as EventTarget | null });
+  state.current.open = dialogOpen;
+  const latest = useRef(onCode);
+  latest.current = onCode;
+
+  useEffect(() => {
+    const listener = (e: KeyboardEvent) => {
+      const s = state.current;
+      if (!s.open) {
+        s.chars = '';
+        return;
+      }
+      const now = e.timeStamp;
+      const fast = now - s.last <= READER_PAUSE_MS;
+      if (e.key === 'Enter') {
+        const mean = (now - s.first) / Math.max(1, s.chars.length);
+        if (fast && s.chars.length >= READER_MIN_CHARS && mean <= READER_MEAN_MS) {
+          e.preventDefault();
+          e.stopImmediatePropagation();
+          untype(s.target, s.chars);
+          latest.current(s.chars);
+        }
+        s.chars = '';
+        s.last = now;
+        return;
+      }
+      if (e.key.length !== 1 || e.ctrlKey || e.metaKey || e.altKey) {
+        if (e.key !== 'Shift') s.chars = '';
+        return;
+      }
+      // A key into a drop-down would pick an option: a reader's keys never reach one.
+      if (e.target instanceof HTMLSelectElement && fast && s.chars) e.preventDefault();
+      if (fast && s.chars) s.chars += e.key;
+      else {
+        s.chars = e.key;
+        s.first = now;
+      }
+      s.target = e.target;
+      s.last = now;
+    };
+    window.addEventListener('keydown', listener, true);
+    return () => window.removeEventListener('keydown', listener, true);
+  }, []);
+}
+
+export interface DoorKeys {
+  search: () => void;
+  walkIn: () => void;
+  toggleDirection: () => void;
+  session: () => void;
+  camera?: () => void;
+  log: () => void;
+  undo: () => void;
+  escape: () => void;
+  /** Any other printable key outside a text field: a reader typing, the scan field takes it. */
+  typing: () => void;
+}
+
+/** The door's function keys while no dialog is open. */
+export function useDoorKeys(active: boolean, scanField: () => HTMLElement | null, keys: DoorKeys): void {
+  const latest = useRef({ active, keys, scanField });
+  latest.current = { active, keys, scanField };
+  useEffect(() => {
+    const listener = (e: KeyboardEvent) => {
+      const { active: on, keys: k, scanField: field } = latest.current;
+      if (!on) return;
+      const actions: Record<string, (() => void) | undefined> = { F2: k.search, F3: k.log, F4: k.walkIn, F6: k.toggleDirection, F7: k.session, F8: k.camera };
+      const action = actions[e.key];
+      if (action) {
+        e.preventDefault();
+        action();
+        return;
+      }
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'z' && (!isTextField(e.target) || e.target === field())) {
+        e.preventDefault();
+        k.undo();
+        return;
+      }
+      if (e.key === 'Escape') return k.escape();
+      if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey && !isTextField(e.target)) k.typing();
+    };
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+}

@@ -1,0 +1,170 @@
+import type { Api } from './api';
+import { swapCase } from './checkin';
+import { GUEST_STORE, META_STORE, run } from './local-db';
+import type { CodeKind, Direction, GuestSummary, ScanStatus } from './types';
+
+/** A guest as this station keeps it: the list's fields plus where they were let in. */
+export interface CopyGuest extends GuestSummary {
+  eventId: number;
+  registration_type: number;
+  objstatus: string;
+  checked_in_at: string | null;
+  /** The station of the entry that stands, from the check-ins delta or this station's own scan. */
+  checked_in_station?: string | null;
+}
+
+interface CopyMeta {
+  key: string;
+  /** The guest list's `start_time` of the last load: the next delta's `timestamp`. */
+  since: string;
+}
+
+interface ListPage<T> {
+  results: T[];
+  next?: string | null;
+  start_time?: string;
+}
+
+interface CheckinRow {
+  guest_id: number;
+  direction: Direction;
+  station: string | null;
+  scanned_at: string;
+  undone_at: string | null;
+}
+
+const PAGE_SIZE = 1000;
+const metaKey = (eventId: number) => `guests:${eventId}`;
+
+/**
+ * One event's guest list, kept in IndexedDB and in memory: loaded whole once, then kept up
+ * with `timestamp` deltas of the guests and check-ins. When the server cannot be reached the
+ * door decides from it at once, exactly as the server would for the event's own door.
+ */
+export class GuestCopy {
+  private byId = new Map<number, CopyGuest>();
+  private byBarcode = new Map<string, CopyGuest>();
+  private byTag = new Map<string, CopyGuest>();
+  private since?: string;
+
+  private constructor(readonly eventId: number) {}
+
+  /** The copy as stored (empty the first time). */
+  static async open(eventId: number): Promise<GuestCopy> {
+    const copy = new GuestCopy(eventId);
+    try {
+      const [guests, meta] = await Promise.all([
+        run<CopyGuest[]>(GUEST_STORE, 'readonly', (store) => store.index('eventId').getAll(eventId)),
+        run<CopyMeta | undefined>(META_STORE, 'readonly', (store) => store.get(metaKey(eventId))),
+      ]);
+      for (const guest of guests) copy.index(guest);
+      copy.since = meta?.since;
+    } catch {
+      // A browser without IndexedDB (private mode) keeps the copy in memory only.
+    }
+    return copy;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get loaded(): boolean {
+    return this.since !== undefined;
+  }
+
+  private index(guest: CopyGuest): void {
+    const old = this.byId.get(guest.id);
+    if (old?.barcode) this.byBarcode.delete(old.barcode);
+    if (old?.nfc_tag) this.byTag.delete(old.nfc_tag);
+    this.byId.set(guest.id, guest);
+    if (guest.barcode) this.byBarcode.set(guest.barcode, guest);
+    if (guest.nfc_tag) this.byTag.set(guest.nfc_tag, guest);
+  }
+
+  private async store(guests: CopyGuest[]): Promise<void> {
+    if (!guests.length) return;
+    await run(GUEST_STORE, 'readwrite', (store) => {
+      for (const guest of guests) store.put(guest);
+    }).catch(() => undefined);
+  }
+
+  /** Brings the copy up to date: the whole list the first time, then what changed since. */
+  async refresh(api: Api): Promise<void> {
+    const since = this.since;
+    const changed: CopyGuest[] = [];
+    let startTime: string | undefined;
+    for (let page = 1; ; page += 1) {
+      const query = `page=${page}&page_size=${PAGE_SIZE}${since ? `&timestamp=${encodeURIComponent(since)}` : ''}`;
+      const body = await api.get<ListPage<GuestSummary & { registration_type: number; objstatus: string; checked_in_at: string | null }>>(`/events/${this.eventId}/guests?${query}`);
+      startTime ??= body.start_time;
+      for (const guest of body.results ?? []) {
+        const kept = this.byId.get(guest.id);
+        changed.push({ ...guest, eventId: this.eventId, checked_in_station: guest.checked_in_at ? (kept?.checked_in_station ?? null) : null });
+      }
+      if (!body.next) break;
+    }
+    for (const guest of changed) this.index(guest);
+    // Who let each guest in: the stations of the check-ins that stand, oldest first.
+    for (let page = 1; ; page += 1) {
+      const query = `page=${page}&page_size=${PAGE_SIZE}${since ? `&timestamp=${encodeURIComponent(since)}` : ''}`;
+      const body = await api.get<ListPage<CheckinRow>>(`/events/${this.eventId}/checkins?${query}`);
+      for (const checkin of body.results ?? []) {
+        const guest = this.byId.get(checkin.guest_id);
+        if (guest && checkin.direction === 'in' && !checkin.undone_at && guest.checked_in_at) {
+          guest.checked_in_station = checkin.station;
+          changed.push(guest);
+        }
+      }
+      if (!body.next) break;
+    }
+    await this.store(changed);
+    if (startTime) {
+      this.since = startTime;
+      await run(META_STORE, 'readwrite', (store) => store.put({ key: metaKey(this.eventId), since: startTime } satisfies CopyMeta)).catch(() => undefined);
+    }
+  }
+
+  /** The guest a code belongs to, tried as the server's door tries it (tag, then swapped case). */
+  find(kind: CodeKind, code: string, nfcFallback: boolean): CopyGuest | undefined {
+    if (kind === 'guest_id') return this.byId.get(Number(code));
+    const look = (value: string) => (kind === 'nfc_tag' ? this.byTag.get(value) : (this.byBarcode.get(value) ?? (nfcFallback ? this.byTag.get(value) : undefined)));
+    return look(code) ?? look(swapCase(code));
+  }
+
+  /** The server's answer for the event's door, from the copy. */
+  decide(guest: CopyGuest | undefined, direction: Direction): ScanStatus {
+    if (!guest) return 'not_found';
+    if (direction === 'out') return guest.checked_in_at ? 'checked_out' : 'not_checked_in';
+    if (guest.objstatus === '2') return 'inactive';
+    return guest.checked_in_at ? 'already_checked_in' : 'checked_in';
+  }
+
+  /** This station's own scan, so the next one of the same guest is decided right. */
+  async record(guestId: number, direction: Direction, at: string, station: string): Promise<void> {
+    const guest = this.byId.get(guestId);
+    if (!guest) return;
+    const next = { ...guest, checked_in_at: direction === 'in' ? at : null, checked_in_station: direction === 'in' ? station : null };
+    this.index(next);
+    await this.store([next]);
+  }
+
+  /** A walk-in made while offline: in the copy at once, so search and scans find them. */
+  async add(guest: CopyGuest): Promise<void> {
+    this.index(guest);
+    await this.store([guest]);
+  }
+
+  /** Name, e-mail, company, barcode or NFC tag, as the server's search matches them (prefixes of words). */
+  search(term: string, limit: number): { count: number; results: CopyGuest[] } {
+    const words = term.toLowerCase().split(/\s+/).filter(Boolean);
+    const matches: CopyGuest[] = [];
+    for (const guest of this.byId.values()) {
+      const text = [guest.first_name, guest.last_name, guest.email, guest.company, guest.barcode, guest.nfc_tag].filter(Boolean).join(' ').toLowerCase();
+      const parts = text.split(/[\s@.\-_'+,;:/()]+/);
+      if (words.every((w) => parts.some((p) => p.startsWith(w)) || text.includes(w))) matches.push(guest);
+    }
+    matches.sort((a, b) => a.id - b.id);
+    return { count: matches.length, results: matches.slice(0, limit) };
+  }
+}
