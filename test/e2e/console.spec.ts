@@ -170,6 +170,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await expect(door.scanField()).toBeFocused();
   await door.scan('AUR-0007');
   await door.expectResult('checked_in', 'Guest7 Person7');
+  await console_.screenshot('console-door-one-click-away');
 
   // Back in the console: the guest's check-in history, and undo.
   await page.getByRole('navigation', { name: 'Door or console' }).getByRole('link', { name: 'Console' }).click();
