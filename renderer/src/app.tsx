@@ -132,42 +132,50 @@ export function App() {
       );
     return <SignIn onSignedIn={signedIn} notice={notice} presetKey={presetKey} />;
   }
-  if (!caller) return null;
-
-  const manager = managesEvents(caller);
+  // The door never waits for GET /me (a reload must scan at once); the console does.
+  const manager = caller ? managesEvents(caller) : false;
   const inConsole = path[0] === 'console' && manager;
+  if (path[0] === 'console' && !caller) return null;
   const door = !event ? (
     <EventPicker api={api} onPick={pickEvent} onSignOut={() => signOut()} />
   ) : (
     <DoorScreen key={event.id} api={api} event={event} onChangeEvent={() => pickEvent(undefined)} onSignOut={() => signOut()} />
   );
-  if (!manager) return door;
+  // At the door the way to the console floats in a corner, outside the door's layout, so the
+  // door keeps every pixel it is designed for (and the same place in the tree: no remount).
+  if (!inConsole || !caller)
+    return (
+      <>
+        {door}
+        {manager && (
+          <nav className="console-pill" aria-label={t('nav.label')}>
+            <a href="#/console">{t('nav.console')}</a>
+          </nav>
+        )}
+      </>
+    );
   return (
     <div className="shell">
       <nav className="app-bar" aria-label={t('nav.label')}>
-        <a href="#/" className={inConsole ? 'app-tab' : 'app-tab active'} aria-current={inConsole ? undefined : 'page'}>
+        <a href="#/" className="app-tab">
           {t('nav.door')}
         </a>
-        <a href="#/console" className={inConsole ? 'app-tab active' : 'app-tab'} aria-current={inConsole ? 'page' : undefined}>
+        <a href="#/console" className="app-tab active" aria-current="page">
           {t('nav.console')}
         </a>
       </nav>
-      {inConsole ? (
-        <Suspense fallback={null}>
-          <ConsoleApp
-            api={api}
-            caller={caller}
-            path={path.slice(1)}
-            onSignOut={() => signOut()}
-            onOpenDoor={(picked) => {
-              pickEvent(picked);
-              navigate('/');
-            }}
-          />
-        </Suspense>
-      ) : (
-        door
-      )}
+      <Suspense fallback={null}>
+        <ConsoleApp
+          api={api}
+          caller={caller}
+          path={path.slice(1)}
+          onSignOut={() => signOut()}
+          onOpenDoor={(picked) => {
+            pickEvent(picked);
+            navigate('/');
+          }}
+        />
+      </Suspense>
     </div>
   );
 }
