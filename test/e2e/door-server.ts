@@ -28,17 +28,14 @@ export class DoorServer {
     private config: Config,
   ) {}
 
-  static async start(): Promise<DoorServer> {
+  /** `empty`: no DOORLIST_ADMIN_*, so no user exists until the first-run screen makes one. */
+  static async start(options: { empty?: boolean } = {}): Promise<DoorServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-e2e-'));
-    const config = loadConfig({}, [], {
-      db: path.join(dir, 'doorlist.sqlite'),
-      port: 0,
-      adminUsername: ADMIN.username,
-      adminPassword: ADMIN.password,
-      logLevel: 'silent',
-    });
+    const admin = options.empty ? {} : { adminUsername: ADMIN.username, adminPassword: ADMIN.password };
+    const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, ...admin, logLevel: 'silent' });
     const server = new DoorServer(dir, config);
     await server.restart();
+    if (options.empty) return server;
     const login = await server.request('POST', '/apps/api/auth', ADMIN, null);
     server.adminToken = login.body.token;
     return server;

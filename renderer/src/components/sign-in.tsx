@@ -1,71 +1,81 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { apiRequest, OfflineError, SessionExpiredError, signIn } from '../api';
 
 type Method = 'password' | 'key';
 
-/** Username and password, or an API key pasted from the group settings. */
-export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string) => void; notice?: string }) {
-  const [method, setMethod] = useState<Method>('password');
+/**
+ * Username and password, or an API key pasted from the group settings or handed over by QR
+ * code (`presetKey`, signed in at once).
+ */
+export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: string, kind: 'user' | 'key') => void; notice?: string; presetKey?: string }) {
+  const { t } = useTranslation('console');
+  const [method, setMethod] = useState<Method>(presetKey ? 'key' : 'password');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [apiKey, setApiKey] = useState('');
+  const [apiKey, setApiKey] = useState(presetKey ?? '');
+  const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
       if (method === 'password') {
-        onSignedIn(await signIn(username.trim(), password));
+        onSignedIn(await signIn(username.trim(), password), 'user');
       } else {
         const key = apiKey.trim().replace(/^Token\s+/i, '');
         const answer = await apiRequest(key, 'GET', '/events').catch((err) => {
-          throw err instanceof SessionExpiredError ? new Error('This API key is not valid.') : err;
+          throw err instanceof SessionExpiredError ? new Error(t('signIn.badKey')) : err;
         });
-        if (answer.status !== 200) throw new Error('This API key is not valid.');
-        onSignedIn(key);
+        if (answer.status !== 200) throw new Error(t('signIn.badKey'));
+        onSignedIn(key, 'key');
       }
     } catch (err) {
-      setError(err instanceof OfflineError ? 'The server cannot be reached. Check the network and try again.' : (err as Error).message);
+      setError(err instanceof OfflineError ? t('offline') : (err as Error).message);
     } finally {
       setBusy(false);
     }
   };
 
+  useEffect(() => {
+    if (presetKey) form.current?.requestSubmit();
+  }, [presetKey]);
+
   return (
     <main className="center-page">
-      <form className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+      <form ref={form} className="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Doorlist</h1>
-        <p className="subtitle">Sign in to open the door</p>
+        <p className="subtitle">{t('signIn.subtitle')}</p>
         {notice && (
           <p className="notice" role="status">
             {notice}
           </p>
         )}
-        <div className="tabs" role="tablist" aria-label="How to sign in">
+        <div className="tabs" role="tablist" aria-label={t('signIn.how')}>
           <button type="button" role="tab" aria-selected={method === 'password'} className={method === 'password' ? 'tab active' : 'tab'} onClick={() => setMethod('password')}>
-            Username
+            {t('fields.username')}
           </button>
           <button type="button" role="tab" aria-selected={method === 'key'} className={method === 'key' ? 'tab active' : 'tab'} onClick={() => setMethod('key')}>
-            API key
+            {t('signIn.apiKey')}
           </button>
         </div>
         {method === 'password' ? (
           <>
             <label>
-              Username
+              {t('fields.username')}
               <input name="username" autoComplete="username" autoFocus required value={username} onChange={(e) => setUsername(e.target.value)} />
             </label>
             <label>
-              Password
+              {t('fields.password')}
               <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
             </label>
           </>
         ) : (
           <label>
-            API key
+            {t('signIn.apiKey')}
             <input name="api_key" autoComplete="off" autoFocus required spellCheck={false} value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
           </label>
         )}
@@ -75,7 +85,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string) => 
           </p>
         )}
         <button className="primary big" type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('signIn.busy') : t('signIn.submit')}
         </button>
       </form>
     </main>

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** Committed beside the README, which shows them. */
+export const CONSOLE_SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'docs', 'screenshots');
+const PHONE = { width: 390, height: 844 };
+
+/** The first-run screen and the organiser's console, as an organiser uses them. */
+export class ConsolePage {
+  constructor(readonly page: Page) {}
+
+  async createAdministrator(username: string, password: string): Promise<void> {
+    await expect(this.page.getByRole('heading', { name: 'Welcome to Doorlist' })).toBeVisible();
+    await this.page.getByLabel('Username').fill(username);
+    await this.page.getByLabel('Password', { exact: true }).fill(password);
+    await this.page.getByLabel('Password again').fill(password);
+    await this.page.getByRole('button', { name: 'Create the administrator' }).click();
+    await expect(this.page.getByRole('heading', { name: 'Groups' })).toBeVisible();
+  }
+
+  nav(name: 'Groups' | 'Events' | 'Keys and users'): Promise<void> {
+    return this.page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name }).click();
+  }
+
+  tab(name: string): Promise<void> {
+    return this.page.getByRole('navigation', { name: 'Parts of the event' }).getByRole('link', { name }).click();
+  }
+
+  dialog(name: string | RegExp): Locator {
+    return this.page.getByRole('dialog', { name });
+  }
+
+  /** The message shown beside a field of the open form. */
+  fieldError(form: Locator, label: string): Locator {
+    return form.locator('label.field, .field', { has: this.page.getByText(label, { exact: true }) }).locator('.field-error');
+  }
+
+  async addGroup(name: string): Promise<void> {
+    await this.nav('Groups');
+    await this.page.getByRole('button', { name: 'Add group' }).click();
+    const dialog = this.dialog('Add group');
+    await dialog.getByLabel('Name').fill(name);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(this.page.locator('.group-tree')).toContainText(name);
+  }
+
+  /** Picks a day of the shown month on the field's calendar (time 09:00), then types the time. */
+  async pickDay(form: Locator, label: string, day: number, time: string): Promise<void> {
+    await form.getByRole('button', { name: `Pick a date for ${label}` }).click();
+    await form.locator('.calendar-pop').getByRole('button', { name: new RegExp(`\\b${day}(st|nd|rd|th)?\\b`) }).first().click();
+    const input = form.getByLabel(label, { exact: true });
+    await expect(input).toHaveValue(/T09:00$/);
+    await input.fill((await input.inputValue()).replace('09:00', time));
+  }
+
+  /** 1280x800 and a phone, for the README; the caller looks at them. */
+  async screenshot(name: string): Promise<void> {
+    fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
+    const size = this.page.viewportSize();
+    await this.page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}.png`) });
+    await this.page.setViewportSize(PHONE);
+    await this.page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-phone.png`) });
+    if (size) await this.page.setViewportSize(size);
+  }
+}
