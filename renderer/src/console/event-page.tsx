@@ -4,6 +4,7 @@ import type { Api } from '../api';
 import type { EventSummary } from '../types';
 import { CsvImport } from './csv-import';
 import { EventFileExport } from './event-files';
+import { SyncPanel } from '../components/sync-panel';
 import { EventDialog } from './events-page';
 import { PromotionCodesSection, QuestionsSection, RegistrationTypesSection, SessionsSection, TracksSection } from './event-sections';
 import { GuestsPage } from './guests-page';
@@ -90,7 +91,12 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
       {current === 'promotion-codes' && <PromotionCodesSection api={api} eventId={eventId} />}
       {current === 'guests' && <GuestsPage api={api} eventId={eventId} />}
       {current === 'csv' && <CsvImport api={api} eventId={eventId} eventName={event.name} />}
-      {current === 'file' && <EventFileExport api={api} eventId={eventId} eventName={event.name} />}
+      {current === 'file' && (
+        <>
+          <EventFileExport api={api} eventId={eventId} eventName={event.name} />
+          <SyncPanel api={api} eventId={eventId} />
+        </>
+      )}
       {editing && groups && (
         <EventDialog
           api={api}

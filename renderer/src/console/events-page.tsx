@@ -4,6 +4,7 @@ import type { Api } from '../api';
 import { Dialog } from '../components/dialog';
 import { DateTimeField, FormFooter, SelectField, TextField, TimezoneField, useServerForm } from './forms';
 import { EventFileImport } from './event-files';
+import { SyncPanel } from '../components/sync-panel';
 import { consoleHref, navigate } from './route';
 import { toFormDatetime, useList } from './use-list';
 import type { EventInput, EventRecord, GroupRecord } from './wire';
@@ -106,6 +107,14 @@ export function EventsPage({ api, groupId }: { api: Api; groupId?: number }) {
         onImported={() => {
           reloadGroups();
           reload();
+        }}
+      />
+      <SyncPanel
+        api={api}
+        onFollowed={(id) => {
+          reloadGroups();
+          reload();
+          navigate(`/console/events/${id}/file`);
         }}
       />
     </>
