@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
+import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
 import { NotFoundError } from '../../core/errors';
@@ -299,6 +300,23 @@ async function earlierAnswer(trx: Trx, eventId: number, uid: string): Promise<Sc
   }
   const imported = (await trx<CheckinRow>('checkins').where({ id: earlier.checkin_id as number }).first()) as CheckinRow;
   return accepted(imported, (await scanGuests(trx, eventId).where('g.id', imported.guest_id).first()) as ScanGuestRow);
+}
+
+const SCAN_UID_KEYS = [uniqueKey('checkins', ['uid', 'event_id'], 'checkins_uid_event_unique'), uniqueKey('scan_replies', ['uid', 'event_id'], 'scan_replies_uid_event_unique')];
+
+/**
+ * Runs a scan's whole transaction again when another transaction stored the same uid first
+ * (copies of one queued scan replayed at once on PostgreSQL, where the unique index, not a
+ * single writer, decides): the rerun finds the first answer and returns it.
+ */
+export async function retryOnScanUidRace<T>(scan: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await scan();
+    } catch (err) {
+      if (attempt >= 3 || !SCAN_UID_KEYS.some((key) => isUniqueViolation(err, key))) throw err;
+    }
+  }
 }
 
 /**

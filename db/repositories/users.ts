@@ -1,5 +1,6 @@
 import type { Conn, Db } from '../knex';
-import { isUniqueViolation, newRecord, toBool } from '../records';
+import { isUniqueViolation, uniqueKey } from '../errors';
+import { newRecord, toBool } from '../records';
 import { ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import type { Role } from '../../core/roles';
@@ -46,8 +47,10 @@ export async function hasAnyUser(db: Conn): Promise<boolean> {
   return (await db('users').first('id')) !== undefined;
 }
 
+const USERNAME_KEY = uniqueKey('users', ['username']);
+
 function usernameTaken(err: unknown): ValidationError | undefined {
-  return isUniqueViolation(err, 'username') ? ValidationError.field('username', MSG.usernameTaken) : undefined;
+  return isUniqueViolation(err, USERNAME_KEY) ? ValidationError.field('username', MSG.usernameTaken) : undefined;
 }
 
 export async function insertUser(

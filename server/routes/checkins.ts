@@ -1,4 +1,4 @@
-import { listCheckins, recordScan, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
+import { listCheckins, recordScan, retryOnScanUidRace, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
 import { eventStats } from '../../db/repositories/stats';
 import { envelope, envelopeSchema, pageRequest } from '../pagination';
 import { resourceRouter, type RouteDeps } from '../route';
@@ -46,20 +46,22 @@ export function checkinsRouter(deps: RouteDeps) {
     // Scope, the remembered answer and the decision in one transaction: nothing read before it decides anything.
     handler: async ({ params, body, caller }) =>
       toReply(
-        await deps.db.transaction(async (trx) => {
-          const event = await scopedEvent(trx, caller, params.event_id);
-          return recordScan(trx, event.id, {
-            barcode: body.barcode,
-            nfcTag: body.nfc_tag,
-            guestId: body.guest_id,
-            sessionId: body.session_id,
-            direction: body.direction,
-            uid: body.uid,
-            scannedAt: body.scanned_at,
-            station: body.station,
-            scannedBy: scannerOf(caller),
-          });
-        }),
+        await retryOnScanUidRace(() =>
+          deps.db.transaction(async (trx) => {
+            const event = await scopedEvent(trx, caller, params.event_id);
+            return recordScan(trx, event.id, {
+              barcode: body.barcode,
+              nfcTag: body.nfc_tag,
+              guestId: body.guest_id,
+              sessionId: body.session_id,
+              direction: body.direction,
+              uid: body.uid,
+              scannedAt: body.scanned_at,
+              station: body.station,
+              scannedBy: scannerOf(caller),
+            });
+          }),
+        ),
       ),
   });
 

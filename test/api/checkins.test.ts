@@ -1,3 +1,4 @@
+import { toApiDatetime } from '../../core/time';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
@@ -65,7 +66,7 @@ describe('check-ins', () => {
       assert.equal(after.checked_in_at, '2026-12-01T18:02:07');
       assert.ok(after.modified > before.modified, 'modified moves so door laptops re-sync the guest');
       const row = await server.db('checkins').where({ id: res.body.id }).first();
-      assert.equal(row.scanned_at, '2026-12-01T18:02:07');
+      assert.equal(toApiDatetime(row.scanned_at), '2026-12-01T18:02:07');
       assert.match(row.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     });
 

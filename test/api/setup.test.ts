@@ -98,7 +98,7 @@ describe('first run: /setup', () => {
       const now = new Date().toISOString();
       await assert.rejects(
         server.db('users').insert({ uid: 'second-claim', created: now, modified: now, username: 'late', password_hash: 'x', is_admin: true, first_run_claim: true }),
-        /UNIQUE/,
+        /unique/i,
       );
     } finally {
       await server.stop();

@@ -1,3 +1,4 @@
+import { toApiDatetime } from '../../core/time';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TestServer } from './server';
@@ -62,7 +63,9 @@ export function scan(server: TestServer, eventId: number, body: Record<string, u
 
 /** The guest's stored door state. */
 export async function guestState(server: TestServer, guestId: number): Promise<{ checked_in_at: string | null; modified: string }> {
-  return server.db('guests').where({ id: guestId }).first('checked_in_at', 'modified');
+  const row = await server.db('guests').where({ id: guestId }).first('checked_in_at', 'modified');
+  // As the API writes it: PostgreSQL's timestamps come back with milliseconds and a zone.
+  return { checked_in_at: toApiDatetime(row.checked_in_at), modified: row.modified };
 }
 
 export async function countCheckins(server: TestServer, eventId: number): Promise<number> {
