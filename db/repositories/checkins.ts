@@ -4,6 +4,9 @@ import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
 import { NotFoundError } from '../../core/errors';
+import { eventInScope, visibleEvents } from './events';
+import type { GroupScope } from './groups';
+import { dialectOf } from '../dialect';
 import { MSG } from '../../core/messages';
 import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
 
@@ -149,10 +152,10 @@ function toScanGuest(row: ScanGuestRow) {
   };
 }
 
-function scanGuests(trx: Trx, eventId: number) {
+function scanGuests(trx: Trx, eventId: number | number[]) {
   return trx<ScanGuestRow>('guests as g')
     .join('registration_types as rt', 'rt.id', 'g.registration_type_id')
-    .where('g.event_id', eventId)
+    .whereIn('g.event_id', Array.isArray(eventId) ? eventId : [eventId])
     .select(
       'g.id',
       'g.first_name',
@@ -337,4 +340,226 @@ export async function recordScan(trx: Trx, eventId: number, input: ScanInput): P
     await trx('scan_replies').insert({ uid: input.uid, created: now, modified: now, event_id: eventId, body: JSON.stringify(outcome.body) });
   }
   return outcome;
+}
+
+// ---------------------------------------------------------------------------------------
+// Group commit: event-door scans that queued while the writer was busy, decided together
+
+/** One event-door scan of a batch: its event, the caller's group scope, what was scanned. */
+export interface BatchScan {
+  eventId: number;
+  scope: GroupScope;
+  input: ScanInput;
+}
+
+/** A batch scan's answer, or the NotFoundError of an event the caller cannot see. */
+export type BatchAnswer = ScanOutcome | NotFoundError;
+
+interface BatchGuestRow extends ScanGuestRow {
+  event_id: number;
+  nfc_tag: string | null;
+}
+
+/** The guest a scan names, among the batch's guests. */
+function guestKey(eventId: number, input: ScanInput): string {
+  if (input.barcode !== undefined) return `${eventId}|b|${input.barcode}`;
+  if (input.nfcTag !== undefined) return `${eventId}|n|${input.nfcTag}`;
+  return `${eventId}|i|${input.guestId}`;
+}
+
+const uidKey = (eventId: number, uid: string) => `${eventId}|${uid}`;
+
+/**
+ * Event-door scans (no session) decided together inside the caller's transaction, with a
+ * constant number of statements whatever the batch's size: the batch's events (scope), the
+ * remembered answers of its uids, its guests (locked on PostgreSQL), then one insert of the
+ * check-ins, one compare-and-set update of the guests' state and one insert of the answers.
+ * Decisions are made in arrival order, so a guest scanned twice is admitted once and a uid
+ * sent twice gets one answer. A guest whose state changed since it was read fails the
+ * compare-and-set and the whole batch throws (the caller retries its scans one by one).
+ */
+export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promise<BatchAnswer[]> {
+  const now = nowIso();
+  const eventIds = [...new Set(scans.map((s) => s.eventId))];
+  const events = new Map((await visibleEvents(trx, eventIds)).map((e) => [e.id, e]));
+  const inScope = scans.map((s) => {
+    const event = events.get(s.eventId);
+    return event !== undefined && eventInScope(event, s.scope);
+  });
+  const live = scans.filter((_, i) => inScope[i]);
+
+  // Remembered answers (and check-ins an event file brought) of the batch's uids.
+  const uids = [...new Set(live.flatMap((s) => (s.input.uid === undefined ? [] : [s.input.uid])))];
+  const earlier = new Map<string, { body: string | null; checkin_id: number | null }>();
+  if (uids.length > 0) {
+    const rows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[] = await trx('scan_replies')
+      .whereIn('event_id', eventIds)
+      .whereIn('uid', uids)
+      .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
+      .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
+    for (const row of rows) {
+      const key = uidKey(row.event_id, row.uid);
+      // A scan answered here has both; its remembered answer wins.
+      if (!earlier.has(key) || row.body !== null) earlier.set(key, row);
+    }
+  }
+
+  // The batch's guests, by barcode, NFC tag or id; on PostgreSQL locked until commit.
+  const barcodes = live.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode]));
+  const nfcTags = live.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag]));
+  const guestIds = live.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId]));
+  const guests = new Map<string, BatchGuestRow>();
+  if (barcodes.length + nfcTags.length + guestIds.length > 0) {
+    const query = scanGuests(trx, eventIds)
+      .select('g.event_id', 'g.nfc_tag')
+      .where((q) => {
+        if (barcodes.length > 0) q.orWhereIn('g.barcode', barcodes);
+        if (nfcTags.length > 0) q.orWhereIn('g.nfc_tag', nfcTags);
+        if (guestIds.length > 0) q.orWhereIn('g.id', guestIds);
+      });
+    if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
+    for (const row of (await query) as BatchGuestRow[]) {
+      guests.set(`${row.event_id}|b|${row.barcode}`, row);
+      if (row.nfc_tag !== null) guests.set(`${row.event_id}|n|${row.nfc_tag}`, row);
+      guests.set(`${row.event_id}|i|${row.id}`, row);
+    }
+  }
+
+  // Decisions in arrival order, on the state as read and as this batch moves it.
+  const stateRead = new Map<number, { checked_in_at: string | null; objstatus: number }>();
+  const admittedHere = new Map<number, string | null>();
+  const answers: BatchAnswer[] = [];
+  const answeredUid = new Map<string, number>();
+  const repeatOf = new Map<number, number>();
+  const checkins: { index: number; guest: ScanGuestRow; row: Omit<CheckinRow, 'id' | 'undone_at'> }[] = [];
+  const replies: { index: number; uid: string; eventId: number }[] = [];
+  const standingStation: { index: number; guest: BatchGuestRow }[] = [];
+  const fromFile: number[] = [];
+  scans.forEach((scan, index) => {
+    if (!inScope[index]) {
+      answers[index] = new NotFoundError(MSG.eventNotFound);
+      return;
+    }
+    const { input, eventId } = scan;
+    if (input.uid !== undefined) {
+      const key = uidKey(eventId, input.uid);
+      const seen = earlier.get(key);
+      if (seen?.body != null) {
+        const body = JSON.parse(seen.body) as Record<string, unknown>;
+        answers[index] = { status: body.status as ScanStatus, body };
+        return;
+      }
+      if (seen) {
+        fromFile.push(index);
+        return;
+      }
+      const first = answeredUid.get(key);
+      if (first !== undefined) {
+        repeatOf.set(index, first);
+        return;
+      }
+      answeredUid.set(key, index);
+      replies.push({ index, uid: input.uid, eventId });
+    }
+    const found = guests.get(guestKey(eventId, input));
+    if (!found) {
+      answers[index] = refusal(SCAN_STATUS.notFound);
+      return;
+    }
+    if (!stateRead.has(found.id)) stateRead.set(found.id, { checked_in_at: found.checked_in_at, objstatus: found.objstatus });
+    // Each scan answers with the guest as it stood at its own turn.
+    const guest = { ...found };
+    const rule = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
+    if (rule === SCAN_STATUS.alreadyCheckedIn) {
+      if (admittedHere.has(guest.id)) {
+        answers[index] = refusal(rule, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
+      } else {
+        standingStation.push({ index, guest });
+      }
+      return;
+    }
+    if (rule) {
+      answers[index] = refusal(rule, guest);
+      return;
+    }
+    const scannedAt = input.scannedAt ?? (toApiDatetime(now) as string);
+    found.checked_in_at = input.direction === 'in' ? scannedAt : null;
+    if (input.direction === 'in') admittedHere.set(guest.id, input.station ?? null);
+    else admittedHere.delete(guest.id);
+    checkins.push({
+      index,
+      guest,
+      row: {
+        uid: input.uid ?? randomUUID(),
+        created: now,
+        modified: now,
+        event_id: eventId,
+        guest_id: guest.id,
+        session_id: null,
+        direction: input.direction,
+        scanned_at: scannedAt,
+        station: input.station ?? null,
+      },
+    });
+  });
+
+  // Where the guests already inside before this batch came in: one read for all of them.
+  if (standingStation.length > 0) {
+    const lastIds = trx('checkins')
+      .whereIn('event_id', eventIds)
+      .whereIn('guest_id', standingStation.map((s) => s.guest.id))
+      .whereNull('session_id')
+      .whereNull('undone_at')
+      .groupBy('guest_id')
+      .max('id');
+    const rows: Pick<CheckinRow, 'guest_id' | 'direction' | 'station'>[] = await trx('checkins').whereIn('id', lastIds).select('guest_id', 'direction', 'station');
+    const station = new Map(rows.map((r) => [r.guest_id, r.direction === 'in' ? r.station : null]));
+    for (const { index, guest } of standingStation) {
+      answers[index] = refusal(SCAN_STATUS.alreadyCheckedIn, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: station.get(guest.id) ?? null });
+    }
+  }
+
+  // Check-ins an event file brought: their answer from the stored row (rare; writes nothing).
+  for (const index of fromFile) answers[index] = await recordScan(trx, scans[index].eventId, scans[index].input);
+
+  if (checkins.length > 0) {
+    const inserted: { id: number; uid: string; event_id: number }[] = await trx('checkins')
+      .insert(checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null })))
+      .returning(['id', 'uid', 'event_id']);
+    const ids = new Map(inserted.map((r) => [uidKey(r.event_id, r.uid), r.id]));
+    for (const c of checkins) answers[c.index] = accepted({ ...c.row, id: ids.get(uidKey(c.row.event_id, c.row.uid)) as number }, c.guest);
+
+    // One compare-and-set for every guest this batch moved: each row must still hold the
+    // state read above, or the update counts short and the batch rolls back.
+    const moved = [...new Set(checkins.map((c) => c.row.guest_id))];
+    const finalState = new Map([...guests.values()].map((g) => [g.id, g.checked_in_at]));
+    const changed = await trx('guests')
+      .whereIn('id', moved)
+      .where((q) => {
+        for (const id of moved) {
+          const read = stateRead.get(id)!;
+          q.orWhere((g) => {
+            g.where({ id, objstatus: read.objstatus });
+            if (read.checked_in_at === null) g.whereNull('checked_in_at');
+            else g.where('checked_in_at', read.checked_in_at);
+          });
+        }
+      })
+      .update({
+        // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
+        checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, finalState.get(id) ?? null])),
+        modified: now,
+      });
+    if (changed !== moved.length) throw new Error('A guest scanned in this batch changed since it was read');
+  }
+
+  // A uid sent twice in the batch answers as its first scan did.
+  for (const [index, first] of repeatOf) answers[index] = answers[first];
+
+  if (replies.length > 0) {
+    await trx('scan_replies').insert(
+      replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify((answers[r.index] as ScanOutcome).body) })),
+    );
+  }
+  return answers;
 }

@@ -37,6 +37,16 @@ function scoped(db: Conn, scope: GroupScope) {
   return scope === null ? q : q.whereIn('group_id', scope as number[]);
 }
 
+/** Whether a caller of this group scope sees the event (the rule of scoped(), in memory). */
+export function eventInScope(event: EventRow, scope: GroupScope): boolean {
+  return scope === null || scope.includes(event.group_id);
+}
+
+/** The events of these ids that anyone in scope could see (not being imported); scope with eventInScope. */
+export async function visibleEvents(db: Conn, ids: number[]): Promise<EventRow[]> {
+  return scoped(db, null).whereIn('id', ids);
+}
+
 export async function findEvent(db: Conn, scope: GroupScope, id: number): Promise<EventRow | undefined> {
   return scoped(db, scope).where({ id }).first();
 }

@@ -5,6 +5,7 @@ import { resourceRouter, type RouteDeps } from '../route';
 import { scannerOf } from '../auth';
 import { NotFoundError } from '../errors';
 import { scopedEvent } from '../scope';
+import { scanBatches } from '../scan-batches';
 import { DetailResponse } from '../schemas/fields';
 import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused } from '../schemas/checkins';
 import { MSG } from '../../core/messages';
@@ -28,6 +29,7 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 
 export function checkinsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
+  const scanInBatch = scanBatches(deps.db);
 
   route({
     method: 'post',
@@ -43,26 +45,30 @@ export function checkinsRouter(deps: RouteDeps) {
       404: json(ScanRefused, 'not_found (guest), or {detail} for an unknown event or session'),
       409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
-    // Scope, the remembered answer and the decision in one transaction: nothing read before it decides anything.
-    handler: async ({ params, body, caller }) =>
-      toReply(
-        await retryOnScanUidRace(() =>
+    // Scope, the remembered answer and the decision in one transaction: nothing read before it
+    // decides anything. Event-door scans that queue behind the writer share one transaction.
+    handler: async ({ params, body, caller }) => {
+      const input = {
+        barcode: body.barcode,
+        nfcTag: body.nfc_tag,
+        guestId: body.guest_id,
+        sessionId: body.session_id,
+        direction: body.direction,
+        uid: body.uid,
+        scannedAt: body.scanned_at,
+        station: body.station,
+        scannedBy: scannerOf(caller),
+      };
+      const alone = () =>
+        retryOnScanUidRace(() =>
           deps.db.transaction(async (trx) => {
             const event = await scopedEvent(trx, caller, params.event_id);
-            return recordScan(trx, event.id, {
-              barcode: body.barcode,
-              nfcTag: body.nfc_tag,
-              guestId: body.guest_id,
-              sessionId: body.session_id,
-              direction: body.direction,
-              uid: body.uid,
-              scannedAt: body.scanned_at,
-              station: body.station,
-              scannedBy: scannerOf(caller),
-            });
+            return recordScan(trx, event.id, input);
           }),
-        ),
-      ),
+        );
+      if (input.sessionId != null) return toReply(await alone());
+      return toReply(await scanInBatch({ eventId: params.event_id, scope: caller.groups, input }, alone));
+    },
   });
 
   route({

@@ -117,6 +117,37 @@ describe('check-ins', () => {
       });
     });
 
+    it('answers scans sent together: a guest admitted once, a uid answered once, an unknown code 404', async () => {
+      const [first, second] = [await newGuest(), await newGuest()];
+      const atDoorA = { barcode: first.barcode, station: 'Door A', scanned_at: '2026-12-01T19:00:00' };
+      const sent = [
+        { ...atDoorA, uid: 'together-1' },
+        atDoorA,
+        { ...atDoorA, uid: 'together-1' },
+        { barcode: second.barcode, station: 'Door B', scanned_at: '2026-12-01T19:00:05' },
+        { barcode: 'NO-SUCH-CODE', uid: 'together-2' },
+      ];
+      const [withUid, withoutUid, replay, other, unknown] = await Promise.all(sent.map((body) => scan(server, eventId, body)));
+      // Whichever of the two scans of the first guest came first admits; the other is turned away.
+      const statuses = [withUid.status, withoutUid.status].sort();
+      assert.deepEqual(statuses, [201, 409]);
+      const turnedAway = withUid.status === 409 ? withUid : withoutUid;
+      assert.deepEqual(turnedAway.body, {
+        details: MSG.guestAlreadyCheckedIn,
+        status: 'already_checked_in',
+        checked_in_at: '2026-12-01T19:00:00',
+        checked_in_station: 'Door A',
+        guest: first.summary,
+      });
+      assert.deepEqual(replay, withUid);
+      assert.equal(other.status, 201);
+      assert.equal(other.body.guest_id, second.id);
+      assert.equal(unknown.status, 404);
+      assert.deepEqual(unknown.body, { details: MSG.guestNotFound, status: 'not_found' });
+      assert.equal((await server.db('checkins').where({ guest_id: first.id })).length, 1);
+      assert.deepEqual(await scan(server, eventId, { barcode: 'NO-SUCH-CODE', uid: 'together-2' }), unknown);
+    });
+
     it('answers 409 already_checked_in with checked_in_at and the guest on a second scan', async () => {
       const guest = await newGuest();
       assert.equal((await scan(server, eventId, { barcode: guest.barcode, scanned_at: '2026-12-01T18:10' })).status, 201);
