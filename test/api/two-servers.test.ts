@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createDb, migrateLatest } from '../../db/knex';
-import { ADMIN } from '../helpers/server';
+import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -18,47 +18,6 @@ const OVERBOOK = 2;
 // Small enough that its write (one transaction until the events branch stages imports) stays well
 // inside busy_timeout on a loaded machine.
 const IMPORTED_GUESTS = 1000;
-
-interface Child {
-  process: ChildProcess;
-  baseUrl: string;
-}
-
-/** `npm run serve`'s entry point as its own process. */
-function startServer(dbFile: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DOORLIST_DB: dbFile,
-      DOORLIST_PORT: '0',
-      DOORLIST_HOST: '127.0.0.1',
-      DOORLIST_ADMIN_USERNAME: ADMIN.username,
-      DOORLIST_ADMIN_PASSWORD: ADMIN.password,
-      DOORLIST_LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /Doorlist listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ process: child, baseUrl: `${match[1]}/api/v1` });
-    });
-    child.stderr!.on('data', (chunk) => (err += chunk));
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before it was ready: ${err}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
 
 /** An event with `guests` guests (barcodes `${prefix}-i`) and an auto-registration session, written straight to a database file. */
 async function seed(dbFile: string, prefix: string, guests: number): Promise<{ groupId: number; eventId: number; sessionId: number }> {
@@ -111,19 +70,14 @@ async function doorlist(args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-async function login(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  return ((await res.json()) as { token: string }).token;
-}
-
 describe('two server processes and the CLI on one SQLite file', () => {
   let dir: string;
-  const servers: Child[] = [];
+  const servers: ServerProcess[] = [];
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-two-'));
   });
   after(async () => {
-    await Promise.all(servers.map((s) => stop(s.process)));
+    await Promise.all(servers.map((s) => s.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -139,9 +93,9 @@ describe('two server processes and the CLI on one SQLite file', () => {
 
     // One after the other: two first start-ups racing to create the same administrator is
     // start-up's business (ensureAdmin), not the door's.
-    servers.push(await startServer(shared));
-    servers.push(await startServer(shared));
-    const tokens = await Promise.all(servers.map((s) => login(s.baseUrl)));
+    servers.push(await startServeProcess({ DOORLIST_DB: shared }));
+    servers.push(await startServeProcess({ DOORLIST_DB: shared }));
+    const tokens = await Promise.all(servers.map((s) => signIn(s.baseUrl)));
     const post = async (n: number, body: Record<string, unknown>) => {
       const res = await fetch(`${servers[n].baseUrl}/events/${eventId}/checkins`, {
         method: 'POST',
