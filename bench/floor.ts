@@ -1,5 +1,5 @@
 import type { Log, Metric } from './common';
-import { spawnServer } from './common';
+import { round, spawnServer } from './common';
 import { drive, type LoadResult } from './load';
 
 // The least any HTTP server on this machine can do per request: read the body, answer JSON.
@@ -16,24 +16,47 @@ http.createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { console.log('floor listening on http://127.0.0.1:' + this.address().port); });
 `;
 
-/** A bare node:http server, in its own process like Doorlist, under the check-in load. */
-export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult }> {
-  const floor = await spawnServer(['-e', FLOOR_SERVER], {}, /floor listening on (http:\/\/\S+)/);
+// The same answer through Express with the JSON body parser and a parameterised route, as
+// every Doorlist route is served: what the framework alone costs before any of Doorlist's work.
+const EXPRESS_FLOOR_SERVER = `
+const express = require('express');
+const app = express();
+app.disable('x-powered-by');
+app.use(express.json());
+app.post('/api/v1/events/:event_id/checkins', (req, res) => {
+  res.status(201).json({ status: 'checked_in', event: req.params.event_id, barcode: req.body.barcode });
+});
+app.listen(0, '127.0.0.1', function () { console.log('floor listening on http://127.0.0.1:' + this.address().port); });
+`;
+
+/** One floor server, in its own process like Doorlist, under the check-in load. */
+async function driveFloor(source: string, load: { connections: number; amount: number; warmup: number }): Promise<LoadResult> {
+  const floor = await spawnServer(['-e', source], {}, /floor listening on (http:\/\/\S+)/);
   try {
     const body = (i: number) => JSON.stringify({ barcode: `G${String(i).padStart(7, '0')}`, uid: `floor-${i}`, station: 'Bench door' });
     const url = `${floor.url}/api/v1/events/1/checkins`;
     await drive({ url, method: 'POST', body, connections: load.connections, amount: load.warmup });
-    const result = await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
-    log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request`);
-    return {
-      result,
-      metrics: [
-        { section: 'floor', name: 'bare node:http requests/s', value: result.requestsPerSecond, unit: 'req/s' },
-        { section: 'floor', name: 'bare node:http p99', value: result.p99Ms, unit: 'ms' },
-        { section: 'floor', name: 'bare node:http server CPU per request', value: result.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
-      ],
-    };
+    return await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
   } finally {
     await floor.stop();
   }
+}
+
+/** The bare node:http floor the check-in is held against, and Express's own floor beside it. */
+export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult }> {
+  const result = await driveFloor(FLOOR_SERVER, load);
+  log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request`);
+  const express = await driveFloor(EXPRESS_FLOOR_SERVER, load);
+  log(`  Express floor: ${express.requestsPerSecond} req/s, p50 ${express.p50Ms} ms, p99 ${express.p99Ms} ms, ${express.serverCpuUsPerRequest} µs server CPU per request`);
+  return {
+    result,
+    metrics: [
+      { section: 'floor', name: 'bare node:http requests/s', value: result.requestsPerSecond, unit: 'req/s' },
+      { section: 'floor', name: 'bare node:http p99', value: result.p99Ms, unit: 'ms' },
+      { section: 'floor', name: 'bare node:http server CPU per request', value: result.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
+      { section: 'floor', name: 'Express alone requests/s', value: express.requestsPerSecond, unit: 'req/s' },
+      { section: 'floor', name: 'Express alone server CPU per request', value: express.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
+      { section: 'floor', name: 'Express alone / bare node:http throughput', value: round(express.requestsPerSecond / result.requestsPerSecond), unit: 'ratio' },
+    ],
+  };
 }

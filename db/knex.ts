@@ -71,14 +71,44 @@ function createSqliteDb(file: string): Db {
       min: 1,
       max: 1,
       // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
-      afterCreate: pragmas(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`),
+      // No checkpoint inside a commit: checkpointBeside does them on its own connection.
+      afterCreate: pragmas(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA wal_autocheckpoint = 0;`),
     },
     migrations: { migrationSource },
   });
   // On this instance's client only, so it stays knex's 'sqlite3' client in every other respect.
   const client = db.client as { transaction: (...args: unknown[]) => unknown };
   client.transaction = (...args: unknown[]) => new ImmediateTransaction(client, ...args);
+  if (file !== ':memory:') checkpointBeside(db, file);
   return db;
+}
+
+const CHECKPOINT_EVERY_MS = 500;
+
+/**
+ * Copies the WAL back into the database file on a connection of its own, on a timer. SQLite
+ * otherwise checkpoints inside whichever commit crosses 1,000 pages, and that commit (a scan)
+ * then waits for the copy and its fsync: the one-scanner tail. PASSIVE never takes a lock, so
+ * the writer goes on committing meanwhile; the WAL starts over once a checkpoint has caught up.
+ */
+function checkpointBeside(db: Db, file: string): void {
+  const checkpointer = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= checkpointer
+      .raw('PRAGMA wal_checkpoint(PASSIVE)')
+      .catch(() => undefined)
+      .finally(() => (running = undefined));
+  }, CHECKPOINT_EVERY_MS).unref();
+  // knex.destroy() ends in its client's destroy, the one place to stop beside it.
+  const client = db.client as { destroy(callback?: unknown): Promise<void> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async (callback?: unknown) => {
+    clearInterval(timer);
+    await running;
+    await checkpointer.destroy();
+    await destroy(callback);
+  };
 }
 
 // Two: a long export and the door screens' stats polls do not queue behind each other.

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
 import type { Config } from './config';
@@ -10,6 +9,7 @@ import { Mailer } from './mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { deferBodyErrors, type RouteDeps } from './route';
+import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
@@ -58,7 +58,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   app.disable('x-powered-by');
   // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
   app.set('env', 'production');
-  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => !req.url?.startsWith(API_PREFIX) } }));
+  app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
