@@ -144,3 +144,26 @@ export async function listAll<T>(api: Api, path: string, maxPages = 20): Promise
   }
   return results;
 }
+
+/** A file the API writes (CSV, event file), saved through the browser's download. */
+export async function downloadFrom(api: Api, path: string, fallbackName: string): Promise<{ name: string; bytes: number }> {
+  let res: Response;
+  try {
+    res = await fetch(API_BASE + path, { headers: { authorization: `Token ${api.token}` } });
+  } catch {
+    throw new OfflineError();
+  }
+  if (!res.ok) throw new Error(detailOf(await res.json().catch(() => undefined)) ?? `The server answered ${res.status}.`);
+  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '');
+  const name = match ? decodeURIComponent(match[1]) : fallbackName;
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { name, bytes: blob.size };
+}

@@ -1,4 +1,4 @@
-import { API_BASE, detailOf, OfflineError, type Api } from './api';
+import { API_BASE, detailOf, downloadFrom, OfflineError, type Api } from './api';
 
 /** What POST /events/import reports: counts per table, check-ins added, conflicts. */
 export interface ImportReport {
@@ -13,33 +13,9 @@ export interface ImportReport {
   double_admissions?: unknown[];
 }
 
-/** The file name the server suggests (Content-Disposition), else one made from the event name. */
-function fileName(res: Response, eventName: string): string {
-  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '');
-  if (match) return decodeURIComponent(match[1]);
-  return `${eventName.replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') || 'event'}.doorlist`;
-}
-
 /** Downloads the event file in a browser; answers its name and size. */
-export async function downloadEventFile(api: Api, eventId: number, eventName: string): Promise<{ name: string; bytes: number }> {
-  let res: Response;
-  try {
-    res = await fetch(`${API_BASE}/events/${eventId}/export`, { headers: { authorization: `Token ${api.token}` } });
-  } catch {
-    throw new OfflineError();
-  }
-  if (!res.ok) throw new Error(detailOf(await res.json().catch(() => undefined)) ?? `The server answered ${res.status}.`);
-  const blob = await res.blob();
-  const name = fileName(res, eventName);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  return { name, bytes: blob.size };
+export function downloadEventFile(api: Api, eventId: number, eventName: string): Promise<{ name: string; bytes: number }> {
+  return downloadFrom(api, `/events/${eventId}/export`, `${eventName.replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') || 'event'}.doorlist`);
 }
 
 /** Sends an event file as the request body, as the import endpoint wants it. */

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { parse } from 'csv-parse/browser/esm/sync';
 import { stringify } from 'csv-stringify/browser/esm/sync';
-import { detailOf, type Api } from '../api';
-import { downloadFrom, uploadWithProgress } from './transfer';
+import { detailOf, downloadFrom, type Api } from '../api';
+import { uploadWithProgress } from './transfer';
 import { useList } from './use-list';
 import type { CsvImportResult, QuestionRecord } from './wire';
 

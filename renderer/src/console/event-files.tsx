@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { detailOf, type Api } from '../api';
-import { downloadFrom, uploadWithProgress } from './transfer';
+import { downloadEventFile } from '../event-files';
+import { uploadWithProgress } from './transfer';
 import { navigate } from './route';
 
 interface ImportResult {
@@ -22,7 +23,7 @@ export function EventFileExport({ api, eventId, eventName }: { api: Api; eventId
   const run = async () => {
     setState({ busy: true });
     try {
-      setState({ done: await downloadFrom(api, `/events/${eventId}/export`, `${eventName}.doorlist`) });
+      setState({ done: (await downloadEventFile(api, eventId, eventName)).name });
     } catch (err) {
       setState({ error: (err as Error).message });
     }

@@ -1,26 +1,4 @@
-import { API_BASE, detailOf, OfflineError, type Api } from '../api';
-
-/** A file the API writes (CSV, event file), saved through the browser's download. */
-export async function downloadFrom(api: Api, path: string, fallbackName: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(API_BASE + path, { headers: { authorization: `Token ${api.token}` } });
-  } catch {
-    throw new OfflineError();
-  }
-  if (!res.ok) throw new Error(detailOf(await res.json().catch(() => undefined)) ?? `The server answered ${res.status}.`);
-  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '');
-  const name = match ? decodeURIComponent(match[1]) : fallbackName;
-  const url = URL.createObjectURL(await res.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  return name;
-}
+import { API_BASE, OfflineError, type Api } from '../api';
 
 /**
  * A raw body upload that reports how much has been sent (fetch cannot), for event files of
