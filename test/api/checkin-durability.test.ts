@@ -1,56 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
-import { ADMIN } from '../helpers/server';
+import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const GUESTS = 400;
-
-interface Child {
-  process: ChildProcess;
-  baseUrl: string;
-}
-
-/** `npm run serve`'s entry point as its own process, so it can be killed -9. */
-function startServer(dbFile: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DOORLIST_DB: dbFile,
-      DOORLIST_PORT: '0',
-      DOORLIST_HOST: '127.0.0.1',
-      DOORLIST_ADMIN_USERNAME: ADMIN.username,
-      DOORLIST_ADMIN_PASSWORD: ADMIN.password,
-      DOORLIST_LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /Doorlist listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ process: child, baseUrl: `${match[1]}/api/v1` });
-    });
-    child.stderr!.on('data', (chunk) => (err += chunk));
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before it was ready: ${err}`)));
-  });
-}
 
 function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-}
-
-async function login(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  return ((await res.json()) as { token: string }).token;
 }
 
 /** An event with GUESTS guests, written before the server starts. */
@@ -83,14 +44,14 @@ async function seed(dbFile: string): Promise<number> {
 
 describe('POST /events/:event_id/checkins durability', () => {
   let dir: string;
-  let server: Child | undefined;
+  let server: ServerProcess | undefined;
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-kill-'));
   });
   after(async () => {
-    if (server && server.process.exitCode === null && server.process.signalCode === null) {
-      server.process.kill('SIGKILL');
-      await exited(server.process);
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await exited(server.child);
     }
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -98,8 +59,8 @@ describe('POST /events/:event_id/checkins durability', () => {
   it('keeps every scan answered 201 when the server is killed -9 right after answering', async () => {
     const dbFile = path.join(dir, 'door.sqlite');
     const eventId = await seed(dbFile);
-    server = await startServer(dbFile);
-    const token = await login(server.baseUrl);
+    server = await startServeProcess({ DOORLIST_DB: dbFile });
+    const token = await signIn(server.baseUrl);
     const headers = { 'content-type': 'application/json', authorization: `Token ${token}` };
 
     const accepted = new Map<string, { id: number }>();
@@ -107,7 +68,7 @@ describe('POST /events/:event_id/checkins durability', () => {
     const killServer = () => {
       if (killed) return;
       killed = true;
-      server!.process.kill('SIGKILL');
+      server!.child.kill('SIGKILL');
     };
     const url = `${server.baseUrl}/events/${eventId}/checkins`;
     // A burst of scans, each a different guest; the server dies as soon as answers come back.
@@ -124,12 +85,12 @@ describe('POST /events/:event_id/checkins durability', () => {
     });
     await Promise.all(burst);
     killServer();
-    await exited(server.process);
-    assert.equal(server.process.signalCode, 'SIGKILL');
+    await exited(server.child);
+    assert.equal(server.child.signalCode, 'SIGKILL');
     assert.ok(accepted.size >= 25, `only ${accepted.size} scans were answered before the kill`);
 
-    server = await startServer(dbFile);
-    const token2 = await login(server.baseUrl);
+    server = await startServeProcess({ DOORLIST_DB: dbFile });
+    const token2 = await signIn(server.baseUrl);
     const list = await fetch(`${server.baseUrl}/events/${eventId}/checkins?page_size=1000`, { headers: { authorization: `Token ${token2}` } });
     assert.equal(list.status, 200);
     const page = (await list.json()) as { count: number; results: { id: number; uid: string }[] };
