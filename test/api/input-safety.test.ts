@@ -2,25 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { createEvent, createGroup } from '../helpers/fixtures';
+import { documentedOperations, type Operation } from '../helpers/openapi';
 import { TestServer } from '../helpers/server';
-
-interface Operation {
-  method: string;
-  path: string;
-  public: boolean;
-}
-
-/** Every operation the service documents, so routes added later are covered too. */
-async function documentedOperations(server: TestServer): Promise<Operation[]> {
-  const doc = (await server.get('/openapi.json', { token: null })).body;
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      ops.push({ method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0 });
-    }
-  }
-  return ops;
-}
 
 function fillPath(path: string, ids: Record<string, number>): string {
   return path.replace(/\{(\w+)\}/g, (_m, name: string) => String(ids[name] ?? 1));

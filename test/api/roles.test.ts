@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
+import { documentedOperations, type Operation } from '../helpers/openapi';
 import { TestServer } from '../helpers/server';
 
 // The writes a door may make (DESIGN "Identity, scope and secrets"): everything else is refused.
@@ -26,22 +27,6 @@ const SIGNED_IN_ONLY = [
   'DELETE /groups/{group_id}/users/{user_id}',
   'PUT /groups/{group_id}',
 ];
-
-interface Operation {
-  method: string;
-  path: string;
-  public: boolean;
-}
-
-/** Every route form the server documents, so a route added later is covered without editing this test. */
-async function documentedOperations(server: TestServer): Promise<Operation[]> {
-  const doc = (await server.get('/openapi.json', { token: null })).body;
-  const out: Operation[] = [];
-  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) out.push({ method: method.toUpperCase(), path, public: op.security?.length === 0 });
-  }
-  return out;
-}
 
 describe('roles: door keys and door users', () => {
   let server: TestServer;
