@@ -2,7 +2,8 @@ import { round, type Log, type Metric } from './common';
 import { drive, type LoadResult } from './load';
 import { barcodeOf } from './seed';
 
-export const CHECKIN_TARGETS = { p99Ms: 10, floorRatio: 0.5, sequentialP99Ms: 5 };
+// floorRatio and the 5 ms one-scanner p99 are issue 12's; the 2 ms p99 and the CPU ratio issue 17's.
+export const CHECKIN_TARGETS = { p99Ms: 10, floorRatio: 0.5, sequentialP99Ms: 2, cpuRatio: 3 };
 
 // One door station scanning guest after guest: each scan waits for the answer before the next.
 const SEQUENTIAL_SCANS = 1000;

@@ -36,8 +36,12 @@ export interface ChildServer {
   process: ChildProcess;
   /** `http://127.0.0.1:PORT` */
   url: string;
-  /** Peak resident set size so far (VmHWM), in MB. */
+  /** Peak resident set size since start (VmHWM), in MB. */
   peakRssMb(): number;
+  /** Peak resident set size since the last `resetPeakRss`, in MB. */
+  sectionPeakRssMb(): number;
+  /** Starts a new section peak (the kernel's VmHWM is reset through clear_refs), so one load's peak can be read alone. */
+  resetPeakRss(): void;
   /** CPU time the process has used so far (user + system, all threads), in ms. */
   cpuMs(): number;
   /** The same for its main thread alone (JavaScript, HTTP, GC's own pauses): the rest is SQLite's and V8's helper threads. */
@@ -78,9 +82,12 @@ export function machineCpuMs(): number {
 export function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildServer> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let peak = 0;
+  let sectionPeak = 0;
   const sample = () => {
     const v = readVmHwmMb(child.pid as number);
-    if (Number.isFinite(v)) peak = Math.max(peak, v);
+    if (!Number.isFinite(v)) return;
+    peak = Math.max(peak, v);
+    sectionPeak = Math.max(sectionPeak, v);
   };
   const poll = setInterval(sample, 250);
   return new Promise((resolve, reject) => {
@@ -97,6 +104,15 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
           peakRssMb: () => {
             sample();
             return peak;
+          },
+          sectionPeakRssMb: () => {
+            sample();
+            return sectionPeak;
+          },
+          resetPeakRss: () => {
+            sample();
+            fs.writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+            sectionPeak = 0;
           },
           cpuMs: () => readCpuMs(child.pid as number),
           mainThreadCpuMs: () => readCpuMs(child.pid as number, child.pid as number),
