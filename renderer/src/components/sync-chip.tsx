@@ -36,16 +36,26 @@ export function SyncChip({ status, onDoubles }: { status: SyncStatus; onDoubles:
   const line = useSyncLine(status);
   const doubles = status.double_admissions.length;
   const explained =
-    status.state === 'ok' ? t('sync.okTitle') : status.state === 'offline' ? t('sync.offlineTitle', { count: status.pending }) : t('sync.stoppedTitle', { error: status.error ?? '' });
+    status.state === 'ok' ? t('sync.okTitle') : status.state === 'offline' ? t('sync.offlineTitle') : t('sync.stoppedTitle', { error: status.error ?? '' });
+  // A phone's top bar has room for a word or a count, not the sentence.
+  const short = status.state === 'offline' ? t('sync.offlineShort', { count: status.pending }) : status.state === 'ok' ? t('sync.okShort') : undefined;
   return (
     <>
-      <span className={`sync-chip sync-${status.state}`} data-testid="sync-state" data-state={status.state} title={explained}>
-        {line}
+      <span className={`sync-chip sync-${status.state}${short ? ' has-short' : ''}`} data-testid="sync-state" data-state={status.state} title={explained}>
+        <span className="sync-long">{line}</span>
+        {short && (
+          <span className="sync-short" aria-hidden="true">
+            {short}
+          </span>
+        )}
         {status.state !== 'ok' && <span className="sr-only"> {explained}</span>}
       </span>
       {doubles > 0 && (
-        <button type="button" className="chip sync-doubles" data-testid="sync-doubles" onClick={onDoubles}>
-          {t('sync.doubles', { count: doubles })}
+        <button type="button" className="chip sync-doubles has-short" data-testid="sync-doubles" onClick={onDoubles}>
+          <span className="sync-long">{t('sync.doubles', { count: doubles })}</span>
+          <span className="sync-short" aria-hidden="true">
+            {t('sync.doublesShort', { number: doubles })}
+          </span>
         </button>
       )}
     </>
