@@ -69,12 +69,14 @@ let link: Link;
 let seed: Seed;
 let eventId: number;
 let doorKey: string;
+let centralKeyId: number;
 
 test.beforeAll(async () => {
   central = await DoorServer.start();
   laptop = await DoorServer.start();
   seed = await seedEvent(central);
-  const centralKey = await central.must<{ key: string }>(201, 'POST', `/groups/${seed.groupId}/api_keys`, { name: 'Side door laptop', role: 'door' });
+  const centralKey = await central.must<{ id: number; key: string }>(201, 'POST', `/groups/${seed.groupId}/api_keys`, { name: 'Side door laptop', role: 'door' });
+  centralKeyId = centralKey.id;
   const port = Number(new URL(central.url).port);
   link = new Link(() => port);
   const group = await laptop.must<{ id: number }>(201, 'POST', '/groups', { name: 'Side door', email: 'side@door.test' });
@@ -139,6 +141,14 @@ test('a door key sees the link to the central: synced, offline with what waits, 
   // Ada at the side door again: this laptop knows she is in.
   await door.scan(seed.guests.ada.barcode);
   await door.expectResult('already_checked_in', 'Ada Lovelace');
+
+  // The organiser revokes the laptop's key on the central: the door says sync stopped, and scans go on.
+  await central.must(204, 'DELETE', `/groups/${seed.groupId}/api_keys/${centralKeyId}`);
+  await expect(door.syncState()).toContainText('Sync stopped', { timeout: 10_000 });
+  await expect(door.syncState()).toHaveAttribute('title', /refuses this laptop .*tell the organiser/);
+  await door.scan(seed.guests.edsger.barcode);
+  await door.expectResult('checked_in', 'Edsger Dijkstra');
+  await screenshot(page, 'door-sync-stopped');
 });
 
 test('an event this laptop does not follow shows no sync chip', async ({ page }) => {
