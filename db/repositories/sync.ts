@@ -84,14 +84,19 @@ export async function markFailed(db: Conn, syncId: number, state: Exclude<SyncSt
   await db('syncs').where({ id: syncId }).update({ state, error: error.slice(0, 1000), modified: nowIso() });
 }
 
-/** Local changes of the event not yet confirmed upstream: what the door sees as "waiting". */
+/**
+ * Local changes of the event not yet confirmed upstream: what the door sees as "N waiting".
+ * A scan also stamps its guest: that guest row travels with the scan and is not a change of
+ * its own, so one scan waits as one (an edit or a walk-in with no scan counts on its own).
+ */
 export async function countPending(db: Conn, eventId: number, since: string): Promise<number> {
-  let total = 0;
-  for (const table of ['checkins', 'guests']) {
-    const [{ n }] = await db(table).where('event_id', eventId).where('modified', '>', since).count({ n: '*' });
-    total += Number(n);
-  }
-  return total;
+  const [{ n: scans }] = await db('checkins').where('event_id', eventId).where('modified', '>', since).count({ n: '*' });
+  const [{ n: guests }] = await db('guests as g')
+    .where('g.event_id', eventId)
+    .where('g.modified', '>', since)
+    .whereNotExists((q) => q.select(db.raw('1')).from('checkins as c').whereRaw('c.guest_id = g.id').where('c.modified', '>', since))
+    .count({ n: '*' });
+  return Number(scans) + Number(guests);
 }
 
 /** Kept once per pair of admissions, whichever side and whichever merge found it first. */

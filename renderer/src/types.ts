@@ -86,3 +86,24 @@ export interface ScanResult {
   /** Increments per result so the same answer twice still flashes. */
   serial: number;
 }
+
+/** GET /events/:event_id/sync, as the server answers it (never the upstream key). */
+export interface SyncStatus {
+  sync_id: number;
+  url: string;
+  event_id: number;
+  remote_event_id: number;
+  state: 'ok' | 'offline' | 'error';
+  error: string | null;
+  last_pull_at: string | null;
+  last_push_at: string | null;
+  pending: number;
+  double_admissions: {
+    guest_id: number | null;
+    guest_uid: string;
+    first_name: string | null;
+    last_name: string | null;
+    checkins: { uid: string; station: string | null; scanned_at: string }[];
+  }[];
+  conflicts: { table: string; uid: string; kind: string; value: string | null; resolution: string }[];
+}

@@ -56,14 +56,15 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync',
-    summary: "The event's sync: state, last push and pull, pending changes, double admissions, conflicts",
+    summary: "The event's sync: state, last push and pull, pending changes, double admissions, conflicts; door roles read it too (the door screen's sync chip)",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
     responses: { 200: { description: 'Sync status', content: { 'application/json': { schema: SyncStatus } } }, 404: MSG.syncNotFound },
     handler: async ({ params, caller }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
-      return { status: 200, body: await syncStatus(deps.db, await syncOf(deps.db, event)) };
+      // Door screens poll this: on the read connection it never queues behind a scan's write.
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
+      return { status: 200, body: await syncStatus(deps.readDb, await syncOf(deps.readDb, event)) };
     },
   });
 

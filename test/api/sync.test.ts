@@ -11,7 +11,7 @@ import { createLogger } from '../../server/logger';
 import { startServer, type RunningServer } from '../../server/start';
 import { MSG } from '../../core/messages';
 import { ADMIN, TestServer } from '../helpers/server';
-import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
+import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
 
 const GZIP = { 'content-type': 'application/gzip' };
 
@@ -212,6 +212,33 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     const edit = await central.put(`/events/${upstream.eventId}/guests/${ada.id}`, { company: 'Analytical Engines' });
     assert.equal(edit.status, 200, JSON.stringify(edit.body));
     await eventually('the edit on the laptop', async () => ((await laptop.db('guests').where({ uid: ada.uid }).first()).company === 'Analytical Engines' ? true : undefined), 3000);
+  });
+
+  it('lets door keys and door users of the event\'s group read it (the door screen\'s chip); another group gets the 404 of an unknown event', async () => {
+    const groupId = (await laptop.db('events').where({ id: eventId }).first()).group_id as number;
+    const manager = await laptop.get(`/events/${eventId}/sync`);
+    assert.equal(manager.status, 200);
+    const doorKey = await createRoleKey(laptop, groupId, 'door');
+    const doorUser = (await createUser(laptop, groupId, 'door')).token;
+    for (const token of [doorKey, doorUser]) {
+      const res = await laptop.get(`/events/${eventId}/sync`, { token });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body).sort(), Object.keys(manager.body).sort());
+      assert.equal(res.body.event_id, eventId);
+      assert.equal(res.body.state, 'ok');
+      assert.ok(Array.isArray(res.body.double_admissions));
+      assert.ok(!JSON.stringify(res.body).includes(upstream.key));
+    }
+    const otherGroup = await createGroup(laptop, { name: 'Other organiser' });
+    const unknown = await laptop.get(`/events/999999/sync`);
+    for (const token of [await createRoleKey(laptop, otherGroup, 'door'), (await createUser(laptop, otherGroup, 'door')).token]) {
+      const res = await laptop.get(`/events/${eventId}/sync`, { token });
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, unknown.body);
+      assert.deepEqual(res.body, { detail: MSG.syncNotFound });
+    }
+    // Reading is all a door may do here: unfollowing stays with managers.
+    assert.equal((await laptop.delete(`/events/${eventId}/sync`, { token: doorKey })).status, 403);
   });
 
   it('answers 404 for an event that is not followed', async () => {

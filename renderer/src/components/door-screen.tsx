@@ -4,6 +4,7 @@ import type { Api } from '../api';
 import { desktop, type ShareInfo } from '../desktop';
 import { useEventSetup } from '../door/use-event-setup';
 import { useGuestCopy } from '../door/use-guest-copy';
+import { useDoorSync } from '../door/use-door-sync';
 import { useDoorKeys, useReaderWhileDialogOpen } from '../door/use-keys';
 import { useInterval, useLiveStats } from '../door/use-live-stats';
 import { useNfc } from '../door/use-nfc';
@@ -25,9 +26,10 @@ import { SessionPanel } from './session-panel';
 import { PinPrompt, SettingsPanel } from './settings-panel';
 import { SharePanel } from './share-panel';
 import { StatsPanel } from './stats-panel';
+import { SyncDoublesPanel } from './sync-chip';
 import { WalkInPanel } from './walk-in-panel';
 
-type Panel = 'none' | 'search' | 'walk-in' | 'session' | 'settings' | 'log' | 'export' | 'import' | 'share';
+type Panel = 'none' | 'search' | 'walk-in' | 'session' | 'settings' | 'log' | 'export' | 'import' | 'share' | 'sync-doubles';
 
 // Other stations' scans show within this; this station's own at once.
 const STATS_EVERY_MS = 2000;
@@ -58,6 +60,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
 
   const log = useScanLog(event.id);
   const live = useLiveStats(api, event.id, setOnline);
+  const sync = useDoorSync(api, event.id);
   const { copy, size: copySize } = useGuestCopy(api, event.id, online, setOnline);
   const queue = useOfflineQueue(api, {
     onScanAnswer: (item, answer) => pipeline.replayed(item, answer),
@@ -190,10 +193,12 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         online={online}
         pending={queue.pending}
         copySize={copySize}
+        sync={sync}
         station={settings.station}
         muted={settings.sound.muted}
         locked={lock.locked}
         onSession={() => open('session')}
+        onSyncDoubles={() => open('sync-doubles')}
         onMute={() => {
           setSound({ ...settings.sound, muted: !settings.sound.muted });
           focusScan();
@@ -341,6 +346,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       {panel === 'log' && <ScanLogPanel entries={log.entries} timezone={setup.timezone} onUndo={(entry) => setConfirmUndo(entry)} onClose={closePanel} />}
       {panel === 'export' && <EventFilePanel api={api} mode="export" eventId={event.id} eventName={event.name} onClose={closePanel} />}
       {panel === 'import' && <EventFilePanel api={api} mode="import" onClose={closePanel} />}
+      {panel === 'sync-doubles' && sync && <SyncDoublesPanel status={sync} timezone={setup.timezone} onClose={closePanel} />}
       {panel === 'share' && shareInfo && <SharePanel info={shareInfo} onClose={closePanel} />}
       {confirmUndo && (
         <UndoConfirm

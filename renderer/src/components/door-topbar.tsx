@@ -1,7 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '../i18n/format';
 import type { EventStats } from '../stats';
-import type { SessionSummary } from '../types';
+import type { SessionSummary, SyncStatus } from '../types';
+import { SyncChip } from './sync-chip';
 
 interface Props {
   eventName: string;
@@ -11,10 +12,13 @@ interface Props {
   pending: number;
   /** Guests in the station's copy of the list (what it can decide from offline). */
   copySize: number;
+  /** The event's link to the central Doorlist; absent when this laptop does not follow one. */
+  sync?: SyncStatus;
   station: string;
   muted: boolean;
   locked: boolean;
   onSession: () => void;
+  onSyncDoubles: () => void;
   onMute: () => void;
   onSettings: () => void;
   onEvents: () => void;
@@ -61,6 +65,7 @@ export function DoorTopbar(p: Props) {
             {t('top.pending', { count: p.pending })}
           </span>
         )}
+        {p.sync && <SyncChip status={p.sync} onDoubles={p.onSyncDoubles} />}
         <button type="button" className="chip" aria-pressed={p.muted} onClick={p.onMute} title={p.muted ? t('top.unmute') : t('top.mute')} aria-label={p.muted ? t('top.unmute') : t('top.mute')}>
           <SpeakerIcon muted={p.muted} />
         </button>

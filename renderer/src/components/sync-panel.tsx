@@ -2,27 +2,8 @@ import { useCallback, useEffect, useReducer, useState, type FormEvent, type Reac
 import { useTranslation } from 'react-i18next';
 import { detailOf, listAll, OfflineError, type Api } from '../api';
 import { formatTime, utcInstant } from '../i18n/format';
-
-/** GET /events/:event_id/sync, as the server answers it (never the upstream key). */
-export interface SyncStatus {
-  sync_id: number;
-  url: string;
-  event_id: number;
-  remote_event_id: number;
-  state: 'ok' | 'offline' | 'error';
-  error: string | null;
-  last_pull_at: string | null;
-  last_push_at: string | null;
-  pending: number;
-  double_admissions: {
-    guest_id: number | null;
-    guest_uid: string;
-    first_name: string | null;
-    last_name: string | null;
-    checkins: { uid: string; station: string | null; scanned_at: string }[];
-  }[];
-  conflicts: { table: string; uid: string; kind: string; value: string | null; resolution: string }[];
-}
+import type { SyncStatus } from '../types';
+import { useNow } from './sync-chip';
 
 const POLL_MS = 2000;
 
@@ -51,16 +32,6 @@ function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => 
     };
   }, [api, eventId, round]);
   return [followed, bump];
-}
-
-/** The current time, once a second: "synced 4 s ago" keeps counting between polls. */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
 }
 
 interface FollowForm {

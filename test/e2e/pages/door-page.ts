@@ -160,6 +160,16 @@ export class DoorPage {
     return this.page.getByTestId('connection');
   }
 
+  /** The link to the central Doorlist, when this laptop follows one ("Synced 2 s ago"). */
+  syncState() {
+    return this.page.getByTestId('sync-state');
+  }
+
+  /** The badge of guests let in at two stations that could not see each other. */
+  syncDoubles() {
+    return this.page.getByTestId('sync-doubles');
+  }
+
   async undo(): Promise<void> {
     await this.page.keyboard.press('Control+z');
   }
