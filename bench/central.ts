@@ -83,7 +83,7 @@ async function latencies(times: number, call: (n: number) => Promise<unknown>): 
 }
 
 /** The check-in load split over the given servers at once, each with its share of connections and guests. */
-async function checkinLoad(urls: string[], key: string, eventId: number, from: number, amount: number): Promise<LoadResult[]> {
+async function checkinLoad(urls: string[], key: string, from: number, amount: number): Promise<LoadResult[]> {
   const share = Math.floor(amount / urls.length);
   return Promise.all(
     urls.map((url, s) =>
@@ -159,15 +159,15 @@ export async function benchCentral(input: { db: string; guests: number; entry: s
 
     const amount = Math.min(20_000, Math.floor((seed.eventGuests - scanned) / 3));
     const floor = await benchFloor({ connections: CONNECTIONS, amount, warmup: Math.min(2_000, amount) }, log);
-    await checkinLoad([`${eventUrl}/checkins`], key, seed.eventId, scanned, Math.min(2_000, amount));
+    await checkinLoad([`${eventUrl}/checkins`], key, scanned, Math.min(2_000, amount));
     scanned += Math.min(2_000, amount);
-    const one = throughput(await checkinLoad([`${eventUrl}/checkins`], key, seed.eventId, scanned, amount));
+    const one = throughput(await checkinLoad([`${eventUrl}/checkins`], key, scanned, amount));
     scanned += amount;
     servers.push(await spawnServer(input.entry, env, /Doorlist listening on (http:\/\/\S+)/));
     const urls = servers.map((s) => `${base(s)}/events/${seed.eventId}/checkins`);
-    await checkinLoad(urls, key, seed.eventId, scanned, Math.min(2_000, amount));
+    await checkinLoad(urls, key, scanned, Math.min(2_000, amount));
     scanned += Math.min(2_000, amount);
-    const two = throughput(await checkinLoad(urls, key, seed.eventId, scanned, amount));
+    const two = throughput(await checkinLoad(urls, key, scanned, amount));
     const bare = floor.result.requestsPerSecond;
     log(`  check-in, ${CONNECTIONS} connections: one process ${one} req/s, two processes ${two} req/s; bare node:http ${bare} req/s`);
 
