@@ -19,7 +19,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
+import { benchCentral } from './central';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
+import { isPostgresUrl } from '../db/dialect/postgres';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
 import { benchScanBesideReads } from './scan-during-reads';
@@ -138,15 +140,32 @@ async function main(): Promise<void> {
   const guests = Number(values.guests ?? 100_000);
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const log: Log = (line) => process.stdout.write(`${line}\n`);
+  const serverEntry = () => (process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/serve.ts'] : [buildServer()]);
+  if (values.db && isPostgresUrl(values.db)) {
+    // A central Doorlist: its own seeding (many events) and figures, in results-postgres.json.
+    const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+    const metrics = await benchCentral({ db: values.db, guests: Number(values.guests ?? 1_000_000), entry: [...flags, ...serverEntry()], log });
+    printTable(metrics, log);
+    const results = {
+      measured_at: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
+      load: { connections: CONNECTIONS, guests: Number(values.guests ?? 1_000_000), database: 'PostgreSQL', server_log_level: 'warn' },
+      metrics,
+    };
+    const file = path.join(ROOT, 'bench', 'results-postgres.json');
+    fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    log(`\nWritten to ${path.relative(ROOT, file)}`);
+    return;
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-'));
-  // `--db postgres://...` measures a central server: the event is seeded into that database.
+  // `--db FILE` seeds and serves that SQLite file instead of a temporary one.
   const dbFile = values.db ?? path.join(dir, 'bench.sqlite');
   let server: ChildServer | undefined;
   try {
     log(`Seeding ${guests} guests (bulk insert, not HTTP)...`);
     const seeded = await seedEvent(dbFile, guests, log);
     const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
-    const entry = process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/serve.ts'] : [buildServer()];
+    const entry = serverEntry();
     server = await spawnServer(
       [...flags, ...entry],
       {

@@ -16,6 +16,29 @@ export interface Dialect {
    * compares so by default.
    */
   binaryCollation(db: Knex, table: string, column: string, length: number): Promise<void>;
+  /** What each column of `table` holds, as far as a JSON object the database builds cares. */
+  columnKinds(db: Knex | Knex.Transaction, table: string): Promise<Record<string, ColumnKind>>;
+  /**
+   * A column's value inside a JSON object the database builds, written the same on both: an
+   * instant as the stored ISO text (`…T…mmmZ`), a boolean as 0 or 1, a decimal as the shortest
+   * number (12.5, 0, 7.25), so an event file is byte for byte the same whichever wrote it.
+   */
+  jsonValue(expr: string, kind: ColumnKind | undefined): string;
+}
+
+export type ColumnKind = 'instant' | 'boolean' | 'decimal' | 'other';
+
+// The schema is the same in every database of a dialect: each table is looked up once.
+const kindCache = new Map<string, Promise<Record<string, ColumnKind>>>();
+
+function cachedKinds(key: string, load: () => Promise<Record<string, ColumnKind>>): Promise<Record<string, ColumnKind>> {
+  let kinds = kindCache.get(key);
+  if (!kinds) {
+    kinds = load();
+    kindCache.set(key, kinds);
+    kinds.catch(() => kindCache.delete(key));
+  }
+  return kinds;
 }
 
 const sqlite: Dialect = {
@@ -26,6 +49,14 @@ const sqlite: Dialect = {
     await db.migrate.latest();
   },
   binaryCollation: async () => {},
+  columnKinds: (db, table) =>
+    cachedKinds(`sqlite:${table}`, async () => {
+      const columns: { name: string; type: string }[] = await db.raw('select name, type from pragma_table_info(?)', [table]);
+      return Object.fromEntries(columns.map((c) => [c.name, /^(float|real|decimal|numeric)/i.test(c.type) ? 'decimal' : 'other']));
+    }),
+  // Instants are stored as the ISO text and booleans as 0/1 already; a decimal column is REAL,
+  // which json_object writes as 0.0 or 10.0 where JSON.stringify writes 0 or 10.
+  jsonValue: (expr, kind) => (kind === 'decimal' ? `(case when ${expr} = cast(${expr} as integer) then cast(${expr} as integer) else ${expr} end)` : expr),
 };
 
 // Any fixed 64-bit number: the key of the advisory lock that serialises migrations.
@@ -53,6 +84,21 @@ const postgres: Dialect = {
   binaryCollation: async (db, table, column, length) => {
     await db.raw(`alter table ?? alter column ?? type varchar(${Number(length)}) collate "C"`, [table, column]);
   },
+  columnKinds: (db, table) =>
+    cachedKinds(`postgres:${table}`, async () => {
+      const { rows } = await db.raw('select column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = ?', [table]);
+      const kind = (type: string): ColumnKind => (type === 'timestamp with time zone' ? 'instant' : type === 'boolean' ? 'boolean' : type === 'numeric' ? 'decimal' : 'other');
+      return Object.fromEntries((rows as { column_name: string; data_type: string }[]).map((c) => [c.column_name, kind(c.data_type)]));
+    }),
+  // to_json would write `2026-11-25T19:20:16.85+00:00`, true and 12.50.
+  jsonValue: (expr, kind) =>
+    kind === 'instant'
+      ? `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : kind === 'boolean'
+        ? `${expr}::int`
+        : kind === 'decimal'
+          ? `${expr}::float8`
+          : expr,
 };
 
 /** The dialect of a knex instance or transaction. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Conn, Db } from '../knex';
 import { isSqlite, jsonObject } from '../bulk';
+import { dialectOf, type ColumnKind } from '../dialect';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
 
@@ -51,8 +52,9 @@ function eventRows(db: Conn, layout: TableLayout, eventId: number, since?: strin
  * One page of a table as ready-made file lines: the database builds each record's JSON
  * itself, so a row crosses the driver as one string, not twenty columns.
  */
-function tableLines(db: Conn, layout: TableLayout, eventId: number, since?: string) {
-  const pairs: [string, string][] = ['uid', 'created', 'modified', ...layout.columns].map((c) => [c, `t.${c}`]);
+function tableLines(db: Conn, layout: TableLayout, kinds: Record<string, ColumnKind>, eventId: number, since?: string) {
+  const dialect = dialectOf(db);
+  const pairs: [string, string][] = ['uid', 'created', 'modified', ...layout.columns].map((c) => [c, dialect.jsonValue(`t.${c}`, kinds[c])]);
   const parents: [string, string][] = layout.refs.map((ref, i) => [ref.key, `p${i}.uid`]);
   const q = eventRows(db, layout, eventId, since).select(
     't.id',
@@ -91,19 +93,20 @@ const EXPORT_PAGE = 5000;
  * a large guest list is never held whole. With `since`, only what changed at or after it.
  */
 export async function* eventRecordPages(db: Conn, layouts: TableLayout[], eventId: number, since?: string): AsyncGenerator<{ table: string; lines: string[] }> {
-  const page = (layout: TableLayout, afterId: number): Promise<{ id: number; line: string }[]> => {
-    const rows = tableLines(db, layout, eventId, since).andWhere('t.id', '>', afterId).orderBy('t.id').limit(EXPORT_PAGE).then((r) => r);
+  const page = (layout: TableLayout, kinds: Record<string, ColumnKind>, afterId: number): Promise<{ id: number; line: string }[]> => {
+    const rows = tableLines(db, layout, kinds, eventId, since).andWhere('t.id', '>', afterId).orderBy('t.id').limit(EXPORT_PAGE).then((r) => r);
     // Awaited on the next turn; if the export stops first, its failure must not go unhandled.
     rows.catch(() => undefined);
     return rows;
   };
   for (const layout of layouts) {
-    let next = page(layout, 0);
+    const kinds = await dialectOf(db).columnKinds(db, layout.name);
+    let next = page(layout, kinds, 0);
     for (;;) {
       const rows = await next;
       if (rows.length === 0) break;
       // The next page is read while this one is compressed and hashed.
-      if (rows.length === EXPORT_PAGE) next = page(layout, rows[rows.length - 1].id);
+      if (rows.length === EXPORT_PAGE) next = page(layout, kinds, rows[rows.length - 1].id);
       // PostgreSQL answers json values as objects; SQLite as text.
       yield { table: layout.name, lines: rows.map((r) => (typeof r.line === 'string' ? r.line : JSON.stringify(r.line))) };
       if (rows.length < EXPORT_PAGE) break;

@@ -9,7 +9,7 @@ import { createDb, migrateLatest } from '../../db/knex';
 import { MSG } from '../../core/messages';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 import { ADMIN } from '../helpers/server';
-import { call, startServeProcess, type ServeProcess } from '../helpers/serve-process';
+import { call, startServeProcess, type ServerProcess } from '../helpers/server-process';
 
 // Several server processes on one PostgreSQL database must behave as one server.
 const skip = TEST_PG ? false : 'several processes share one database only on PostgreSQL (DOORLIST_TEST_PG)';
@@ -56,8 +56,8 @@ describe('two server processes on one PostgreSQL database', { skip }, () => {
   let dir: string;
   let database: TestDatabase;
   let smtp: Awaited<ReturnType<typeof fakeSmtp>>;
-  let a: ServeProcess;
-  let b: ServeProcess;
+  let a: ServerProcess;
+  let b: ServerProcess;
   const MAILS = 30;
 
   before(async () => {
@@ -76,7 +76,8 @@ describe('two server processes on one PostgreSQL database', { skip }, () => {
     }
     smtp = await fakeSmtp();
     // Started together: migrations and the administrator's insert race, and both must come up.
-    [a, b] = await Promise.all([startServeProcess(database.setting, { DOORLIST_SMTP_URL: smtp.url }), startServeProcess(database.setting, { DOORLIST_SMTP_URL: smtp.url })]);
+    const env = { DOORLIST_DB: database.setting, DOORLIST_SMTP_URL: smtp.url };
+    [a, b] = await Promise.all([startServeProcess(env), startServeProcess(env)]);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -140,6 +141,61 @@ describe('two server processes on one PostgreSQL database', { skip }, () => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i % 2 ? a.baseUrl : b.baseUrl, 'POST', `/events/${event.body.id}/promotion_codes`, { token, body: code })));
     assert.equal(answers.filter((r) => r.status === 201).length, 1);
     assert.deepEqual(new Set(answers.filter((r) => r.status !== 201).map((r) => JSON.stringify([r.status, r.body]))), new Set([JSON.stringify([400, { code: [MSG.promotionCodeExists] }])]));
+  });
+
+  /**
+   * Calls `refused()` on a process every 50 ms until it answers true, and returns how long
+   * after `since` the last call that was still let through started (0 if none was).
+   */
+  async function acceptedUntil(since: number, refused: () => Promise<boolean>): Promise<number> {
+    let last = 0;
+    for (;;) {
+      const started = Date.now();
+      if (await refused()) return last;
+      last = started - since;
+      if (last > 3_000) return last;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('refuses on the other process within a second a revoked key, a scope taken from a key and a role taken from a user', async () => {
+    const token = await login(a.baseUrl);
+    const top = await call(a.baseUrl, 'POST', '/groups', { token, body: { name: 'Revoke Org' } });
+    const branch = await call(a.baseUrl, 'POST', '/groups', { token, body: { name: 'Revoke Branch', parent_id: top.body.id } });
+    const event = await call(a.baseUrl, 'POST', '/events', {
+      token,
+      body: { name: 'Branch Night', starts: '2026-12-01T18:00', ends: '2026-12-01T23:30', timezone: 'Europe/Amsterdam', group_id: branch.body.id },
+    });
+    const revoked = await call(a.baseUrl, 'POST', `/groups/${top.body.id}/api_keys`, { token, body: { name: 'Revoked door' } });
+    const scoped = await call(a.baseUrl, 'POST', `/groups/${top.body.id}/api_keys`, { token, body: { name: 'Org door' } });
+    const user = await call(a.baseUrl, 'POST', `/groups/${top.body.id}/users`, { token, body: { username: 'revoke-manager', password: 'a-long-password', role: 'manager' } });
+    const userToken = (await call(b.baseUrl, 'POST', '/apps/api/auth', { body: { username: 'revoke-manager', password: 'a-long-password' } })).body.token as string;
+
+    // Process b has just answered each of them, so each answer is in b's cache when a changes it.
+    const revokedOnB = () => call(b.baseUrl, 'GET', '/events', { token: revoked.body.key });
+    const branchEventOnB = () => call(b.baseUrl, 'GET', `/events/${event.body.id}`, { token: scoped.body.key });
+    const usersOnB = () => call(b.baseUrl, 'GET', `/groups/${top.body.id}/users`, { token: userToken });
+    assert.equal((await revokedOnB()).status, 200);
+    assert.equal((await branchEventOnB()).status, 200);
+    assert.equal((await usersOnB()).status, 200);
+
+    await Promise.all([
+      call(a.baseUrl, 'DELETE', `/groups/${top.body.id}/api_keys/${revoked.body.id}`, { token }).then((r) => assert.equal(r.status, 204)),
+      // The branch becomes a top-level group: the organisation's key no longer reaches its event.
+      call(a.baseUrl, 'PUT', `/groups/${branch.body.id}`, { token, body: { parent_id: null } }).then((r) => assert.equal(r.status, 200)),
+      call(a.baseUrl, 'PUT', `/groups/${top.body.id}/users/${user.body.id}`, { token, body: { role: 'door' } }).then((r) => assert.equal(r.status, 200)),
+    ]);
+    const changed = Date.now();
+    const delays = await Promise.all([
+      acceptedUntil(changed, async () => (await revokedOnB()).status === 401),
+      acceptedUntil(changed, async () => (await branchEventOnB()).status === 404),
+      acceptedUntil(changed, async () => (await usersOnB()).status === 403),
+    ]);
+    for (const delay of delays) assert.ok(delay < 1_000, `still let through ${delay} ms after the change (less than 1000)`);
+    // And it stays refused.
+    assert.equal((await revokedOnB()).status, 401);
+    assert.equal((await branchEventOnB()).status, 404);
+    assert.equal((await usersOnB()).status, 403);
   });
 
   it('counts wrong passwords on both processes against one login limit', async () => {

@@ -68,3 +68,13 @@ export async function signIn(baseUrl: string): Promise<string> {
   const res = await fetch(`${baseUrl}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
   return ((await res.json()) as { token: string }).token;
 }
+
+/** One HTTP call to a process: status and parsed JSON body. */
+export async function call(baseUrl: string, method: string, pathName: string, options: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Token ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(baseUrl + pathName, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
