@@ -10,6 +10,7 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      externalizeDeps: { exclude: ['@asteasolutions/zod-to-openapi', 'csv-parse', 'csv-stringify', 'express', 'express-rate-limit', 'nodemailer', 'pino', 'qrcode', 'selfsigned', 'zod'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'main/index.ts'),
