@@ -1,6 +1,11 @@
 import { loadConfig } from './config';
 import { startServer } from './start';
 
+function fail(err: unknown): never {
+  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
 /** `npm run serve`: the service and the door screen, headless. */
 async function main(): Promise<void> {
   const running = await startServer(loadConfig());
@@ -9,9 +14,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // The database's pages are checked beside the start: a damaged one ends it, as before listening.
+  running.checked.catch((err) => running.close().finally(() => fail(err)));
 }
 
-main().catch((err) => {
-  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(fail);
