@@ -27,6 +27,7 @@ import { benchFloor } from './floor';
 import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
+import { benchStartup } from './startup';
 
 /** Issue 17: peak RSS with 100k guests under the check-in load. */
 export const RSS_CHECKIN_TARGET_MB = 150;
@@ -44,6 +45,9 @@ export interface BenchContext {
   /** Guests below this index have been scanned in by an earlier section. */
   scanned: number;
   log: Log;
+  /** How the server was started (Node's arguments, environment), to start it again. */
+  serverArgs: string[];
+  serverEnv: Record<string, string>;
 }
 
 export interface Section {
@@ -106,6 +110,11 @@ const SECTIONS: Section[] = [
       benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned }, ctx.log),
   },
   eventFilesSection,
+  {
+    name: 'start-up',
+    // A second server on the seeded database beside the running one, started again and again.
+    run: (ctx) => benchStartup({ serverArgs: ctx.serverArgs, env: ctx.serverEnv }, ctx.log),
+  },
 ];
 
 /** Builds the app as `npm ci` does and answers the entry `npm run serve` runs. */
@@ -166,22 +175,20 @@ async function main(): Promise<void> {
     const seeded = await seedEvent(dbFile, guests, log);
     const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
     const entry = serverEntry();
-    server = await spawnServer(
-      [...flags, ...entry],
-      {
-        DOORLIST_DB: dbFile,
-        DOORLIST_PORT: '0',
-        DOORLIST_HOST: '127.0.0.1',
-        DOORLIST_ADMIN_USERNAME: ADMIN.username,
-        DOORLIST_ADMIN_PASSWORD: ADMIN.password,
-        DOORLIST_LOG_LEVEL: 'warn',
-      },
-      /Doorlist listening on (http:\/\/\S+)/,
-    );
+    const serverArgs = [...flags, ...entry];
+    const serverEnv = {
+      DOORLIST_DB: dbFile,
+      DOORLIST_PORT: '0',
+      DOORLIST_HOST: '127.0.0.1',
+      DOORLIST_ADMIN_USERNAME: ADMIN.username,
+      DOORLIST_ADMIN_PASSWORD: ADMIN.password,
+      DOORLIST_LOG_LEVEL: 'warn',
+    };
+    server = await spawnServer(serverArgs, serverEnv, /Doorlist listening on (http:\/\/\S+)/);
     const baseUrl = `${server.url}/api/v1`;
     const { token } = await post<{ token: string }>(`${baseUrl}/apps/api/auth`, ADMIN);
     const { key } = await post<{ key: string }>(`${baseUrl}/groups/${seeded.groupId}/api_keys`, { name: 'bench door' }, token);
-    const ctx: BenchContext = { server, baseUrl, key, seeded, scanned: 0, log };
+    const ctx: BenchContext = { server, baseUrl, key, seeded, scanned: 0, log, serverArgs, serverEnv };
 
     const metrics: Metric[] = [];
     for (const section of SECTIONS) {

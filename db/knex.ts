@@ -10,6 +10,9 @@ export type Trx = Knex.Transaction;
 /** Repositories take either the database or an open transaction. */
 export type Conn = Knex | Knex.Transaction;
 
+/** knex's own record of the migrations run (its default name). */
+const MIGRATIONS_TABLE = 'knex_migrations';
+
 type RawSqlite = { exec(sql: string, cb: (err: Error | null) => void): void };
 
 /** Runs the connection's pragmas before knex hands it out. */
@@ -72,7 +75,8 @@ function createSqliteDb(file: string): Db {
       max: 1,
       // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
       // No checkpoint inside a commit: checkpointBeside does them on its own connection.
-      afterCreate: pragmas(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA wal_autocheckpoint = 0;`),
+      // busy_timeout first: turning a new file to WAL waits for a reader already on it (the start's integrity check).
+      afterCreate: pragmas(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;`),
     },
     migrations: { migrationSource },
   });
@@ -131,7 +135,24 @@ export function createReadDb(file: string, options: DbOptions = {}): Db {
   });
 }
 
-/** Brings the schema up to date; processes starting together on one PostgreSQL take turns. */
+/**
+ * Whether the schema lacks a migration this code has, or has one it does not know (a newer
+ * version's database, which knex then refuses). One read of knex_migrations, no lock.
+ */
+export async function migrationsPending(db: Db): Promise<boolean> {
+  if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return true;
+  const done: { name: string }[] = await db(MIGRATIONS_TABLE).select('name');
+  const known = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
+  const applied = new Set(done.map((row) => row.name));
+  return applied.size !== known.length || known.some((name) => !applied.has(name));
+}
+
+/**
+ * Brings the schema up to date; processes starting together on one PostgreSQL take turns.
+ * An up-to-date schema costs one read: knex's own run takes the migration lock in a write
+ * transaction (on PostgreSQL, on a pool of its own) even when there is nothing to do.
+ */
 export async function migrateLatest(db: Db): Promise<void> {
+  if (!(await migrationsPending(db))) return;
   await dialectOf(db).migrateLatest(db);
 }

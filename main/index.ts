@@ -221,6 +221,8 @@ async function main(): Promise<void> {
   config = loadConfig(process.env, process.argv.slice(2));
   await app.whenReady();
   running = await startLocalServer();
+  // The database's pages are checked beside the start (server/start.ts): a damaged one ends it.
+  running.checked.catch(failToStart);
   origin = `http://127.0.0.1:${running.port}`;
   share = new LanShare(running, { dbPath: config.db, httpsPort: config.httpsPort });
   lockDown();
@@ -259,10 +261,12 @@ async function main(): Promise<void> {
   await window.loadURL(`${origin}/`);
 }
 
-main().catch((err) => {
+function failToStart(err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`Doorlist could not start: ${message}\n`);
   // A desktop user sees no terminal: a damaged database or a taken port is said in a box.
   if (app.isReady()) dialog.showErrorBox('Doorlist could not start', message);
   app.exit(1);
-});
+}
+
+main().catch(failToStart);

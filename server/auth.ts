@@ -50,8 +50,32 @@ interface CacheEntry {
 export class Authenticator {
   // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
   private cache = new Map<string, CacheEntry>();
+  private passwordWork?: () => Promise<void>;
+  private passwordsDone?: Promise<void>;
 
   constructor(private readonly db: Db) {}
+
+  /**
+   * Work to finish before any password is compared: the start leaves the environment's
+   * administrator password to the first sign-in (server/start.ts ensureAdmin).
+   */
+  beforePasswords(work: () => Promise<void>): void {
+    this.passwordWork = work;
+  }
+
+  /** Runs that work once, the first time it is asked for; a failed run is tried again next time. */
+  passwordsSettled(): Promise<void> {
+    const work = this.passwordWork;
+    if (!work) return Promise.resolve();
+    this.passwordsDone ??= work().then(
+      () => (this.passwordWork = undefined),
+      (err: unknown) => {
+        this.passwordsDone = undefined;
+        throw err;
+      },
+    );
+    return this.passwordsDone;
+  }
 
   /** Takes Express's request or node:http's (the scan's fast path runs before Express). */
   async authenticate(req: { headers: IncomingHttpHeaders }): Promise<Caller> {

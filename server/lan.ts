@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { generate } from 'selfsigned';
 import { restrictMode } from './data-files';
 import { withHsts } from './security-headers';
 import { MSG } from '../core/messages';
@@ -126,6 +125,8 @@ export async function ensureCertificate(dbPath: string): Promise<Certificate> {
   const existing = readCertificate(certPath, keyPath);
   if (existing) return existing;
   const hostname = os.hostname();
+  // Loaded here, on first use: it is a tenth of a second of the start, and loopback never needs it.
+  const { generate } = await import('selfsigned');
   const made = await generate([{ name: 'commonName', value: `Doorlist ${hostname}` }], {
     keySize: 2048,
     algorithm: 'sha256',

@@ -8,16 +8,21 @@ import { countLoginAttempt, deleteExpiredLoginAttempts, forgetLoginAttempts, unc
  */
 export class DatabaseLimitStore implements Store {
   private windowMs = 60_000;
+  private swept = false;
 
   constructor(private readonly db: Db) {}
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
-    // Old windows are dropped at start-up; the table holds one row per address that tried.
-    void deleteExpiredLoginAttempts(this.db).catch(() => undefined);
   }
 
   async increment(key: string): Promise<IncrementResponse> {
+    // Old windows are dropped at the first sign-in of a run, not in the start (where the
+    // database's check has not answered yet); the table holds one row per address that tried.
+    if (!this.swept) {
+      this.swept = true;
+      await deleteExpiredLoginAttempts(this.db).catch(() => undefined);
+    }
     const { hits, resetAt } = await countLoginAttempt(this.db, key, this.windowMs);
     return { totalHits: hits, resetTime: new Date(resetAt) };
   }

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex';
 import { claimEmail, enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../db/repositories/outbox';
@@ -17,16 +17,14 @@ export interface Mail {
  * over SMTP when DOORLIST_SMTP_URL is set; without SMTP it simply waits in the outbox.
  */
 export class Mailer {
-  private readonly transport;
+  private transport?: Transporter;
   private delivering: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
-    smtpUrl: string | undefined,
+    private readonly smtpUrl: string | undefined,
     private readonly logger?: Logger,
-  ) {
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
-  }
+  ) {}
 
   /** Queue a message; delivery happens in the background and never fails the caller. */
   async send(mail: Mail): Promise<void> {
@@ -35,17 +33,19 @@ export class Mailer {
   }
 
   deliverPending(): Promise<void> {
-    if (!this.transport) return this.delivering;
+    if (!this.smtpUrl) return this.delivering;
     this.delivering = this.delivering.then(() => this.deliver()).catch((err) => this.logger?.warn({ err }, 'outbox delivery failed'));
     return this.delivering;
   }
 
   private async deliver(): Promise<void> {
+    // nodemailer is loaded on the first delivery, not in every start.
+    this.transport ??= (await import('nodemailer')).createTransport(this.smtpUrl);
     for (const mail of await listUnsentEmails(this.db)) {
       // Other server processes on the database deliver the same outbox: send only what this one claimed.
       if (!(await claimEmail(this.db, mail.id, CLAIM_MS))) continue;
       try {
-        await this.transport!.sendMail({ from: 'Doorlist <doorlist@localhost>', to: mail.recipient, subject: mail.subject, text: mail.body });
+        await this.transport.sendMail({ from: 'Doorlist <doorlist@localhost>', to: mail.recipient, subject: mail.subject, text: mail.body });
         await markEmailSent(this.db, mail.id);
       } catch (err) {
         await markEmailFailed(this.db, mail.id, (err as Error).message);

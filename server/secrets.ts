@@ -11,6 +11,15 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
+/**
+ * A hash in the stored form, with today's cost, that no password matches (its digest is
+ * random): checking a password against it costs what checking a real one does, without the
+ * scrypt that hashing a decoy password would take.
+ */
+export function unmatchableHash(): string {
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, randomBytes(16).toString('base64'), randomBytes(SCRYPT.keylen).toString('base64')].join('$');
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;

@@ -1,17 +1,27 @@
-import { loadConfig } from './config';
-import { startServer } from './start';
+import path from 'node:path';
+import { enableCompileCache } from './compile-cache';
+
+// Before the server's code is loaded (below): built, it is out/main/chunks.
+const saveCompileCache = enableCompileCache(path.join(__dirname, 'chunks'));
+
+function fail(err: unknown): never {
+  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
 
 /** `npm run serve`: the service and the door screen, headless. */
 async function main(): Promise<void> {
+  const [{ loadConfig }, { startServer }] = await Promise.all([import('./config'), import('./start')]);
   const running = await startServer(loadConfig());
   const stop = () => {
     running.close().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Once, after a build's first start; a stop asked for meanwhile waits for it (handled above).
+  saveCompileCache();
+  // The database's pages are checked beside the start: a damaged one ends it, as before listening.
+  running.checked.catch((err) => running.close().finally(() => fail(err)));
 }
 
-main().catch((err) => {
-  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(fail);

@@ -3,13 +3,14 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createDb, createReadDb, migrateLatest, type Db } from '../db/knex';
-import { databaseDamage } from '../db/integrity';
+import { createDb, createReadDb, migrateLatest, migrationsPending, type Db } from '../db/knex';
+import { headerDamage, isDamageError, pageDamage } from '../db/integrity';
 import { MSG } from '../core/messages';
 import { protectDatabaseFiles } from './data-files';
 import { removeStaleTempFiles } from './temp-files';
-import { findUserByUsername, insertUserIfAbsent, setUserPassword } from '../db/repositories/users';
+import { findUserByUsername, insertUserIfAbsent, setUserPassword, type UserRow } from '../db/repositories/users';
 import { createApp } from './app';
+import type { RouteDeps } from './route';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
@@ -27,6 +28,8 @@ export interface RunningServer {
   https?: HttpsSharing;
   /** What plain HTTP answers other devices; LAN sharing keeps its HTTPS port current. */
   plainHttp: PlainHttpPolicy;
+  /** Settles once SQLite has checked every page of the database; rejects when it is damaged. */
+  checked: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,25 +44,72 @@ export function defaultRendererDir(): string {
 /**
  * DOORLIST_ADMIN_USERNAME/PASSWORD name an administrator who exists after start-up, with that
  * password. Processes starting together on one database may both insert: one wins, the other's
- * insert is ignored, and both then check the stored user.
+ * insert is ignored, and both then check the stored user. An administrator already there is
+ * not compared now: that is a scrypt (~75 ms of CPU) on every start, needed only when someone
+ * signs in. Answers that comparison, for the first sign-in to run (Authenticator).
  */
-async function ensureAdmin(db: Db, config: Config): Promise<void> {
-  if (!config.adminUsername || !config.adminPassword) return;
+async function ensureAdmin(db: Db, config: Config, sound: () => Promise<void>): Promise<(() => Promise<void>) | undefined> {
+  const { adminUsername: username, adminPassword: password } = config;
+  if (!username || !password) return undefined;
+  const found = await findUserByUsername(db, username);
+  if (found?.is_admin) return () => keepAdminPassword(db, found, password);
+  await sound();
   let inserted: string | undefined;
-  if (!(await findUserByUsername(db, config.adminUsername))) {
-    inserted = await hashPassword(config.adminPassword);
-    await insertUserIfAbsent(db, { username: config.adminUsername, password_hash: inserted, is_admin: true });
+  if (!found) {
+    inserted = await hashPassword(password);
+    await insertUserIfAbsent(db, { username, password_hash: inserted, is_admin: true });
   }
-  const existing = (await findUserByUsername(db, config.adminUsername))!;
-  if (existing.password_hash === inserted) return;
-  if (!(await verifyPassword(config.adminPassword, existing.password_hash)) || !existing.is_admin) {
-    await setUserPassword(db, existing.id, await hashPassword(config.adminPassword), true);
+  const existing = (await findUserByUsername(db, username))!;
+  if (existing.password_hash !== inserted && (!existing.is_admin || !(await verifyPassword(password, existing.password_hash)))) {
+    await setUserPassword(db, existing.id, await hashPassword(password), true);
   }
+  return undefined;
+}
+
+/**
+ * Sets the administrator's password to the environment's unless it already is. A password
+ * changed since start-up (through the API or the command line) is theirs to keep.
+ */
+async function keepAdminPassword(db: Db, seen: UserRow, password: string): Promise<void> {
+  const current = await findUserByUsername(db, seen.username);
+  if (!current || current.password_hash !== seen.password_hash || (await verifyPassword(password, seen.password_hash))) return;
+  await setUserPassword(db, current.id, await hashPassword(password), true);
+}
+
+/**
+ * Lets requests through once the database's pages are known to be sound; until then they
+ * wait, and on a damaged database each is answered 503 with what is wrong.
+ */
+function afterCheck(listener: http.RequestListener, checked: Promise<void>): http.RequestListener {
+  let problem: string | undefined;
+  let settled = false;
+  void checked.then(
+    () => (settled = true),
+    (err: Error) => {
+      problem = err.message;
+      settled = true;
+    },
+  );
+  const answer: http.RequestListener = (req, res) => {
+    if (problem === undefined) return listener(req, res);
+    const body = JSON.stringify({ detail: problem });
+    res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+  return (req, res) => {
+    if (settled) return answer(req, res);
+    void checked.catch(() => undefined).then(() => answer(req, res));
+  };
 }
 
 /**
  * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
  * app's main process and by the tests.
+ *
+ * SQLite's check of every page (db/integrity.ts, about a second per GB) runs on a read
+ * connection beside the start instead of before it: nothing is written until it has answered
+ * (a pending migration or a missing administrator waits for it), requests wait for it
+ * (afterCheck), and a damaged database rejects `checked` (serve.ts then exits).
  */
 export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -67,28 +117,48 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   const removed = removeStaleTempFiles();
   if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
   const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message) });
-  const damage = await databaseDamage(db);
-  if (damage) {
-    await db.destroy();
-    throw new Error(MSG.databaseDamaged(config.db, damage.replace(/\s+/g, ' ')));
-  }
-  await migrateLatest(db);
-  await ensureAdmin(db, config);
   const readDb = createReadDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
-  const { listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  const damaged = (problem: string) => new Error(MSG.databaseDamaged(config.db, problem.replace(/\s+/g, ' ')));
+  const closeDatabase = async () => {
+    await readDb.destroy();
+    await db.destroy();
+  };
+  const notDatabase = headerDamage(db);
+  if (notDatabase) {
+    await closeDatabase();
+    throw damaged(notDatabase);
+  }
+  const checked = pageDamage(readDb).then((problem) => {
+    if (problem) throw damaged(problem);
+  });
+  checked.catch(() => undefined);
+
+  let app: http.RequestListener;
+  let deps: RouteDeps;
+  let server: http.Server;
   const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
-  const server = http.createServer(plainHttpGate(app, plainHttp));
-  server.keepAliveTimeout = 65_000;
   try {
+    if (await migrationsPending(db)) {
+      await checked;
+      await migrateLatest(db);
+    }
+    const adminPassword = await ensureAdmin(db, config, () => checked);
+    ({ listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    if (adminPassword) deps.auth.beforePasswords(adminPassword);
+    app = afterCheck(app, checked);
+    server = http.createServer(plainHttpGate(app, plainHttp));
+    server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    // A taken port must not leave the database open behind a failed start (the app retries).
-    await readDb.destroy();
-    await db.destroy();
-    throw err;
+    // A taken port must not leave the database open behind a failed start (the app retries);
+    // a read that met a damaged page is told as the check tells it.
+    const problem = isDamageError(err) ? await checked.then(() => undefined, (e: Error) => e) : undefined;
+    await checked.catch(() => undefined);
+    await closeDatabase();
+    throw problem ?? err;
   }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host}:${port}`;
@@ -104,9 +174,14 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   plainHttp.httpsPort = secure?.port;
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
-  void deps.mailer.deliverPending();
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, readDb, logger).start();
+  const follower = new SyncFollower(db, readDb, logger);
+  let closing = false;
+  void checked.then(() => {
+    if (closing) return;
+    void deps.mailer.deliverPending();
+    follower.start();
+  }, () => undefined);
   return {
     url,
     port,
@@ -115,13 +190,15 @@ export async function startServer(config: Config, options: { logger?: Logger; re
     app,
     https: secure,
     plainHttp,
+    checked,
     close: async () => {
+      closing = true;
       await follower.stop();
       await secure?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await readDb.destroy();
-      await db.destroy();
+      await checked.catch(() => undefined);
+      await closeDatabase();
     },
   };
 }

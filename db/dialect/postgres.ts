@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type { Client } from 'pg';
 import { markConnectionLost } from '../errors';
 
 /** `postgres://` and `postgresql://` name a PostgreSQL database; anything else is a SQLite file. */
@@ -19,7 +19,15 @@ export interface PostgresOptions {
 const DEFAULT_POOL = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
 
-const { builtins } = pg.types;
+// pg's own numbers of these types (pg.types.builtins): naming them needs no pg loaded, which a
+// SQLite laptop never does.
+const TIMESTAMPTZ = 1184;
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** pg's type parsers; pg is loaded by knex when a PostgreSQL connection is first made. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pgTypes = (): typeof import('pg').types => require('pg').types;
 
 /**
  * `YYYY-MM-DD hh:mm:ss[.ffffff]+00`, as a session in UTC writes a timestamptz, to the stored
@@ -36,14 +44,14 @@ export function isoInstant(text: string): string {
 
 // Counts (bigint) and money (numeric) as numbers, as SQLite answers them; booleans already are.
 const parsers: Partial<Record<number, (text: string) => unknown>> = {
-  [builtins.TIMESTAMPTZ]: isoInstant,
-  [builtins.INT8]: Number,
-  [builtins.NUMERIC]: Number,
+  [TIMESTAMPTZ]: isoInstant,
+  [INT8]: Number,
+  [NUMERIC]: Number,
 };
 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    return (format ?? 'text') === 'text' && parsers[oid] ? parsers[oid] : pg.types.getTypeParser(oid, format as 'text');
+    return (format ?? 'text') === 'text' && parsers[oid] ? parsers[oid] : pgTypes().getTypeParser(oid, format as 'text');
   },
 };
 
@@ -65,7 +73,7 @@ export function postgresConfig(url: string, options: PostgresOptions = {}): Knex
     pool: {
       min: 0,
       max,
-      afterCreate(conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) {
+      afterCreate(conn: Client, done: (err: Error | null, conn: Client) => void) {
         // The error a dying connection reports is the one its queries then fail with: remember
         // it, so the error handler answers 503 (the pool replaces the connection).
         conn.on('error', markConnectionLost);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { rateLimit } from 'express-rate-limit';
 import { deleteToken, findUserByUsername, insertToken } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../route';
@@ -6,7 +5,7 @@ import { ForbiddenError, ValidationError } from '../errors';
 import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
 import { roleAllows } from '../scope';
 import { MSG } from '../../core/messages';
-import { hashPassword, hashSecret, newSecret, verifyPassword } from '../secrets';
+import { hashSecret, newSecret, unmatchableHash, verifyPassword } from '../secrets';
 import { DatabaseLimitStore } from '../login-limit';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
@@ -26,7 +25,7 @@ export function authRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   // An unknown username is checked against this hash, so it costs the same scrypt as a known
   // one and sign-in timing does not tell which usernames exist.
-  const decoyHash = hashPassword(randomBytes(16).toString('hex'));
+  const decoyHash = unmatchableHash();
 
   // Only wrong passwords count (a real guess), so a door full of laptops signing in, or a client
   // sending a malformed body, never locks the way in.
@@ -62,8 +61,9 @@ export function authRouter(deps: RouteDeps) {
       const credentials = AuthRequest.safeParse(req.body ?? {});
       if (!credentials.success) throw new ValidationError({});
       res.locals[PASSWORD_CHECKED] = true;
+      await deps.auth.passwordsSettled();
       const user = await findUserByUsername(deps.db, credentials.data.username);
-      const matches = await verifyPassword(credentials.data.password, user?.password_hash ?? (await decoyHash));
+      const matches = await verifyPassword(credentials.data.password, user?.password_hash ?? decoyHash);
       if (!user || !matches) throw new ValidationError({});
       return { status: 200, body: { token: await issueToken(deps, user.id) } };
     },
