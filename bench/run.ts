@@ -22,6 +22,7 @@ import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } fro
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
+import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
@@ -89,6 +90,18 @@ const SECTIONS: Section[] = [
       benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned }, ctx.log),
   },
   eventFilesSection,
+  {
+    name: 'guest-create',
+    run: (ctx) => benchGuestCreate({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log),
+  },
+  {
+    name: 'csv-import',
+    async run(ctx) {
+      const csv = await benchCsvImport({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned }, ctx.log);
+      ctx.scanned = csv.scanned;
+      return csv.metrics;
+    },
+  },
 ];
 
 /** Builds the app as `npm ci` does and answers the entry `npm run serve` runs. */
