@@ -97,7 +97,7 @@ const SECTIONS: Section[] = [
   {
     name: 'csv-import',
     async run(ctx) {
-      const csv = await benchCsvImport({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned }, ctx.log);
+      const csv = await benchCsvImport({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
       ctx.scanned = csv.scanned;
       return csv.metrics;
     },
