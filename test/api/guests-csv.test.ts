@@ -193,7 +193,7 @@ describe('POST /events/:event_id/guests.csv', () => {
   it('adds a file all or nothing while the door scans: the list never shows part of it, a late refusal leaves no trace', async () => {
     const eventId = await createEvent(server, groupId, { name: 'Door open' });
     const type = (await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Day', description: '' })).body.id;
-    const doorGuests = [];
+    const doorGuests: number[] = [];
     for (let i = 0; i < 40; i++) doorGuests.push((await server.post(`/events/${eventId}/guests`, { registration_type: type, first_name: `Door${i}`, last_name: 'Guest', email: '', barcode: `DOOR-${i}` })).body.id);
     const rows = 5000; // more than one staged batch
     const file = (lastBarcode: string) =>
