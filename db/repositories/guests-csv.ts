@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Conn, Db } from '../knex';
-import { withLargeCache } from '../bulk';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
@@ -78,7 +77,7 @@ export async function openCsvStaging(db: Db, event: EventRow): Promise<number> {
  * so they stay unseen until the move.
  */
 export async function stageCsvGuests(db: Db, stagingId: number, eventId: number, guests: GuestInsert[]): Promise<void> {
-  await withLargeCache(db, () => db.transaction((trx) => insertGuests(trx, stagingId, guests, { searchEventId: eventId })));
+  await db.transaction((trx) => insertGuests(trx, stagingId, guests, { searchEventId: eventId }));
 }
 
 export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';

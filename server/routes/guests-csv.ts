@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { parse, CsvError } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import type { Conn, Db } from '../../db/knex';
+import { withLargeCache } from '../../db/bulk';
 import type { EventRow } from '../../db/repositories/events';
 import {
   csvQuestions,
@@ -38,7 +39,7 @@ export const CSV_MAX_BAD_ROWS = 10_000;
 /** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
 export const CSV_MAX_ROWS = 200_000;
 /** Guests staged per transaction: short enough that a scan waiting behind one is not held long. */
-const STAGED_BATCH = 2000;
+const STAGED_BATCH = 1000;
 // Multiple answers of a checkbox question share one cell.
 export const CHOICE_SEPARATOR = '; ';
 const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
@@ -455,66 +456,71 @@ export function guestsCsvRouter(deps: RouteDeps) {
       // Each code's first row, for codes repeated in the file and codes the event already has.
       const codeRows = { barcode: new Map<string, number>(), nfc_tag: new Map<string, number>() };
       const stager = query.dry_run ? undefined : new CsvStager(deps.db, event);
-      let revealed = false;
+      // A whole file's rows land in large indexes: SQLite's page cache is raised while it imports.
       let valid = 0;
       let row = 1;
-      try {
+      const readAndStage = async (): Promise<Column[]> => {
+        let revealed = false;
         try {
-          // Empty lines are read as rows too, so row numbers match the spreadsheet's.
-          for await (const record of records) {
-            if (!columns) {
-              headers = record.map((h) => h.trim());
-              columns = mapColumns(headers, questions);
-              ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
-              continue;
+          try {
+            // Empty lines are read as rows too, so row numbers match the spreadsheet's.
+            for await (const record of records) {
+              if (!columns) {
+                headers = record.map((h) => h.trim());
+                columns = mapColumns(headers, questions);
+                ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
+                continue;
+              }
+              row++;
+              if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
+              if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
+              if (record.every((cell) => cell.trim() === '')) continue;
+              const result = guestOfRow(record, columns, ctx!);
+              if (result.errors) {
+                errors.add(row, result.errors);
+                continue;
+              }
+              const guest = result.guest!;
+              const repeated: FieldErrors = {};
+              if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
+              if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
+              if (Object.keys(repeated).length > 0) errors.add(row, repeated);
+              else {
+                if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
+                if (guest.nfc_tag) codeRows.nfc_tag.set(guest.nfc_tag, row);
+                valid++;
+                // Once any row is bad nothing will be revealed: only checking goes on.
+                if (stager && errors.count === 0) await stager.add(guest);
+              }
             }
-            row++;
-            if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
-            if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
-            if (record.every((cell) => cell.trim() === '')) continue;
-            const result = guestOfRow(record, columns, ctx!);
-            if (result.errors) {
-              errors.add(row, result.errors);
-              continue;
-            }
-            const guest = result.guest!;
-            const repeated: FieldErrors = {};
-            if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
-            if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
-            if (Object.keys(repeated).length > 0) errors.add(row, repeated);
-            else {
-              if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
-              if (guest.nfc_tag) codeRows.nfc_tag.set(guest.nfc_tag, row);
-              valid++;
-              // Once any row is bad nothing will be revealed: only checking goes on.
-              if (stager && errors.count === 0) await stager.add(guest);
-            }
+          } catch (err) {
+            if (err instanceof HttpError || err instanceof DomainError) throw err;
+            if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
+            throw err;
           }
-        } catch (err) {
-          if (err instanceof HttpError || err instanceof DomainError) throw err;
-          if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
-          throw err;
+          if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
+
+          // Codes must also be unique against the guests the event already has.
+          const refuseTakenCodes = async () => {
+            errors.merge(await takenCodeRows(deps.db, event.id, codeRows));
+            if (errors.count > 0) throw new ValidationError(errors.body);
+          };
+          await refuseTakenCodes();
+
+          // The rows were parsed, checked and staged above; this one transaction makes them
+          // visible: the event gains every guest or none.
+          await stager?.reveal(refuseTakenCodes);
+          revealed = true;
+          return columns;
+        } finally {
+          if (!revealed) await stager?.discard();
         }
-        if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
-
-        // Codes must also be unique against the guests the event already has.
-        const refuseTakenCodes = async () => {
-          errors.merge(await takenCodeRows(deps.db, event.id, codeRows));
-          if (errors.count > 0) throw new ValidationError(errors.body);
-        };
-        await refuseTakenCodes();
-
-        // The rows were parsed, checked and staged above; this one transaction makes them
-        // visible: the event gains every guest or none.
-        await stager?.reveal(refuseTakenCodes);
-        revealed = true;
-      } finally {
-        if (!revealed) await stager?.discard();
-      }
+      };
+      const mapped = stager ? await withLargeCache(deps.db, readAndStage) : await readAndStage();
 
       const used: Record<string, string> = {};
       const ignored: string[] = [];
-      columns.forEach((c, i) => {
+      mapped.forEach((c, i) => {
         if (c.kind === 'field') used[headers[i]] = c.field;
         else if (c.kind === 'question') used[headers[i]] = `question ${c.question.id}`;
         else if (!READ_ONLY.has(normaliseHeader(headers[i]))) ignored.push(headers[i]);
