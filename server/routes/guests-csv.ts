@@ -39,7 +39,7 @@ export const CSV_MAX_BAD_ROWS = 10_000;
 /** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
 export const CSV_MAX_ROWS = 200_000;
 /** Guests staged per transaction: short enough that a scan waiting behind one is not held long. */
-const STAGED_BATCH = 1000;
+const STAGED_BATCH = 500;
 // Multiple answers of a checkbox question share one cell.
 export const CHOICE_SEPARATOR = '; ';
 const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
