@@ -239,6 +239,19 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.deepEqual(found.body.results.map((g: { first_name: string }) => g.first_name), [`Csv${rows - 1}`]);
   });
 
+  it('adds exactly one of two files imported at once that share a barcode; the other is refused whole', async () => {
+    const eventId = await createEvent(server, groupId, { name: 'Two imports' });
+    await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Day', description: '' });
+    const file = (prefix: string) =>
+      ['first_name,last_name,email,barcode', ...Array.from({ length: 1200 }, (_, i) => `${prefix}${i},Row,,${i === 600 ? 'SHARED-CODE' : `${prefix}-${i}`}`)].join('\n');
+    const results = await Promise.all([upload(server, eventId, file('A')), upload(server, eventId, file('B'))]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [201, 400], JSON.stringify(results.map((r) => r.body)));
+    const refused = results.find((r) => r.status === 400)!;
+    assert.deepEqual(refused.body, { rows: [{ row: 602, errors: { barcode: [MSG.barcodeExists] } }], more_rows: 0 });
+    assert.equal(await guestCount(server, eventId), 1200);
+    assert.equal(Number((await server.db('events').whereNotNull('importing_since').count({ n: '*' }))[0].n), 0);
+  });
+
   it('answers 404 for an event of another organiser', async () => {
     const other = await createGroup(server, { name: 'Other organiser' });
     const key = await createApiKey(server, other);
