@@ -24,6 +24,7 @@ import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
+import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
@@ -114,6 +115,18 @@ const SECTIONS: Section[] = [
     name: 'start-up',
     // A second server on the seeded database beside the running one, started again and again.
     run: (ctx) => benchStartup({ serverArgs: ctx.serverArgs, env: ctx.serverEnv }, ctx.log),
+  },
+  {
+    name: 'guest-create',
+    run: (ctx) => benchGuestCreate({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log),
+  },
+  {
+    name: 'csv-import',
+    async run(ctx) {
+      const csv = await benchCsvImport({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, scanned: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
+      ctx.scanned = csv.scanned;
+      return csv.metrics;
+    },
   },
 ];
 

@@ -1,5 +1,9 @@
-import type { Conn } from '../knex';
-import { guestAnswers, type GuestAnswer, type GuestRow } from './guests';
+import { randomUUID } from 'node:crypto';
+import type { Conn, Db } from '../knex';
+import { nowIso } from '../../core/time';
+import type { EventRow } from './events';
+import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
+import { guestAnswers, insertGuests, isCodeTaken, type GuestAnswer, type GuestInsert, type GuestRow } from './guests';
 
 export interface CsvQuestion {
   id: number;
@@ -52,4 +56,53 @@ export async function takenCodes(db: Conn, eventId: number, barcodes: string[], 
     for (const r of rows) out.nfcTags.add(r.nfc_tag);
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Staging: an import's guests wait under a hidden event (as an event file's do) until one
+// short transaction moves them into the event, so the writer is never held for the whole file.
+
+/** A hidden event for an import into `event`: no one sees it or its guests. */
+export async function openCsvStaging(db: Db, event: EventRow): Promise<number> {
+  // What a crashed import left behind goes first (the event-file import clears these too).
+  for (const id of await abandonedImports(db)) await discardHiddenEvent(db, id);
+  const now = nowIso();
+  const { group_id, name, starts, ends, timezone } = event;
+  return insertHiddenEvent(db, { uid: randomUUID(), created: now, modified: now, group_id, name: `${name} (CSV import)`, starts, ends, timezone });
+}
+
+/**
+ * Stages guests under the hidden event in a transaction of their own. Their search terms are
+ * filed under the event they are for already: a search there matches only its own guests,
+ * so they stay unseen until the move.
+ */
+export async function stageCsvGuests(db: Db, stagingId: number, eventId: number, guests: GuestInsert[]): Promise<void> {
+  await db.transaction((trx) => insertGuests(trx, stagingId, guests, { searchEventId: eventId }));
+}
+
+export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';
+
+/**
+ * Moves every staged guest into the event in one transaction, all or none, stamped `modified`
+ * now so a delta sync taken meanwhile still sees them; then drops the hidden event.
+ * 'codes-taken': a code was given to another guest of the event meanwhile (nothing moved).
+ */
+export async function revealCsvGuests(db: Db, stagingId: number, eventId: number): Promise<CsvReveal> {
+  try {
+    return await db.transaction(async (trx) => {
+      if (!(await trx('events').where({ id: eventId }).whereNull('importing_since').first('id'))) return 'event-gone';
+      if (!(await trx('events').where({ id: stagingId }).whereNotNull('importing_since').first('id'))) throw new Error('the staged CSV import was cleared before it finished');
+      await trx('guests').where({ event_id: stagingId }).update({ event_id: eventId, modified: nowIso() });
+      await trx('events').where({ id: stagingId }).delete();
+      return 'revealed';
+    });
+  } catch (err) {
+    if (isCodeTaken(err)) return 'codes-taken';
+    throw err;
+  }
+}
+
+/** Removes a staging event and whatever was staged under it (after a refusal or a failure). */
+export async function discardCsvStaging(db: Db, stagingId: number): Promise<void> {
+  await discardHiddenEvent(db, stagingId);
 }

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Conn, Trx } from '../knex';
-import { dialectOf } from '../dialect';
+import { insertRows } from '../bulk';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
@@ -175,26 +174,15 @@ const TOP = '\u{10FFFF}';
 
 type Searchable = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { id: number; barcode?: string | null };
 
+/**
+ * The guests' search terms, sorted by term so a batch's entries land in the (event_id, term)
+ * index in order; on SQLite they travel as one JSON parameter (db/bulk.ts).
+ */
 async function writeSearchTerms(trx: Conn, eventId: number, guests: Searchable[]) {
-  // The ids are integers we hold, written as literals: one bound parameter per term instead
-  // of three, which is most of the bulk insert's work at 100k guests and ~10 terms each.
-  if (!Number.isSafeInteger(eventId) || guests.some((g) => !Number.isSafeInteger(g.id))) throw new Error('guest ids must be integers');
-  let tuples: string[] = [];
-  let terms: string[] = [];
-  const flush = async () => {
-    if (terms.length === 0) return;
-    await trx.raw(`insert into guest_search_terms (event_id, guest_id, term) values ${tuples.join(', ')}`, terms);
-    tuples = [];
-    terms = [];
-  };
-  for (const g of guests) {
-    for (const term of searchTerms(g)) {
-      tuples.push(`(${eventId}, ${g.id}, ?)`);
-      terms.push(term);
-    }
-    if (terms.length >= dialectOf(trx).maxParams) await flush();
-  }
-  await flush();
+  const terms: [string, number][] = [];
+  for (const g of guests) for (const term of searchTerms(g)) terms.push([term, g.id]);
+  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  await insertRows(trx, 'guest_search_terms', terms.map(([term, guestId]) => ({ event_id: eventId, guest_id: guestId, term })), false);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -204,7 +192,7 @@ type Wording = 'create' | 'update';
 
 const BARCODE_KEY = uniqueKey('guests', ['event_id', 'barcode'], 'guests_event_barcode_unique');
 const NFC_TAG_KEY = uniqueKey('guests', ['event_id', 'nfc_tag'], 'guests_event_nfc_tag_unique');
-const isCodeTaken = (err: unknown) => isUniqueViolation(err, BARCODE_KEY) || isUniqueViolation(err, NFC_TAG_KEY);
+export const isCodeTaken = (err: unknown) => isUniqueViolation(err, BARCODE_KEY) || isUniqueViolation(err, NFC_TAG_KEY);
 
 async function conflicts(db: Conn, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<FieldErrors | undefined> {
   const errors: FieldErrors = {};
@@ -310,26 +298,6 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
 const GUEST_CHUNK = 500;
 const ID_CHUNK = 900;
 
-/**
- * A plain multi-row `INSERT ... VALUES (...), (...)` in as few statements as the parameter
- * limit allows (knex writes SQLite multi-row inserts as a compound SELECT, capped at 500).
- */
-async function insertValues(trx: Conn, table: string, columns: string[], rows: Record<string, unknown>[], returning?: string[]): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  const perStatement = Math.max(1, Math.floor(dialectOf(trx).maxParams / columns.length));
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const batch = rows.slice(i, i + perStatement);
-    const bindings: unknown[] = [];
-    for (const row of batch) for (const c of columns) bindings.push(row[c] ?? null);
-    const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${batch.map(() => tuple).join(', ')}${returning ? ` returning ${returning.map(() => '??').join(', ')}` : ''}`;
-    const result = await trx.raw(sql, [table, ...columns, ...bindings, ...(returning ?? [])] as Knex.RawBinding[]);
-    // sqlite3 answers the rows themselves, pg a result whose `rows` they are.
-    if (returning) out.push(...((Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[]));
-  }
-  return out;
-}
-
 const GUEST_COLUMNS = [
   'uid', 'created', 'modified', 'event_id', 'registration_type_id', 'first_name', 'last_name', 'email',
   ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'objstatus', 'selfie', 'source', 'checked_in_at', 'attention', 'notes',
@@ -337,8 +305,10 @@ const GUEST_COLUMNS = [
 
 /** Answers with neither a choice nor a text only mark a question as cleared: nothing to store. */
 async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number })[], now: string) {
-  const records = rows.filter((a) => a.choice_id != null || a.text_answer != null).map((a) => ({ ...a, uid: randomUUID(), created: now, modified: now }));
-  await insertValues(trx, 'guest_answers', ['uid', 'created', 'modified', 'guest_id', 'question_id', 'choice_id', 'text_answer'], records);
+  const records = rows
+    .filter((a) => a.choice_id != null || a.text_answer != null)
+    .map((a) => ({ uid: randomUUID(), created: now, modified: now, guest_id: a.guest_id, question_id: a.question_id, choice_id: a.choice_id, text_answer: a.text_answer }));
+  await insertRows(trx, 'guest_answers', records, false);
 }
 
 /** The row for one guest, column by column (a fixed shape: this runs 100k times per import). */
@@ -362,8 +332,10 @@ function guestRecord(eventId: number, g: GuestInsert, now: string): Record<strin
  * Inserts many guests of one event with their search terms and answers, in chunks,
  * inside the caller's transaction. Missing barcodes are generated. Returns the new ids in
  * input order. A barcode or NFC tag already taken answers the spec's 400.
+ * `searchEventId`: the event the search terms are filed under, when the guests wait under a
+ * hidden staging event for a later move (a CSV import): the move then leaves them alone.
  */
-export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[]): Promise<number[]> {
+export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[], options: { searchEventId?: number } = {}): Promise<number[]> {
   const now = nowIso();
   const ids: number[] = [];
   for (let start = 0; start < guests.length; start += GUEST_CHUNK) {
@@ -374,7 +346,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
       try {
         // In a savepoint: PostgreSQL refuses every later statement of a transaction whose
         // statement failed, unless that statement is rolled back alone.
-        inserted = (await trx.transaction((savepoint) => insertValues(savepoint, 'guests', GUEST_COLUMNS, records, ['id', 'uid']))) as { id: number; uid: string }[];
+        inserted = await trx.transaction((savepoint) => insertRows(savepoint, 'guests', records, true));
       } catch (err) {
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed
         // statement alone is undone, the transaction goes on.
@@ -393,7 +365,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     ids.push(...chunkIds);
     await writeSearchTerms(
       trx,
-      eventId,
+      options.searchEventId ?? eventId,
       records.map((r, i) => ({ ...(r as unknown as GuestRow), id: chunkIds[i] })),
     );
     const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));

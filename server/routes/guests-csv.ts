@@ -1,16 +1,26 @@
-import fs from 'node:fs';
-import { once } from 'node:events';
-import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, CsvError } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import { csvQuestions, csvRegistrationTypes, guestPages, takenCodes, type CsvQuestion } from '../../db/repositories/guests-csv';
-import { insertGuests, GUEST_TEXT_FIELDS, type GuestInsert } from '../../db/repositories/guests';
+import type { Conn, Db } from '../../db/knex';
+import { withLargeCache } from '../../db/bulk';
+import type { EventRow } from '../../db/repositories/events';
+import {
+  csvQuestions,
+  csvRegistrationTypes,
+  discardCsvStaging,
+  guestPages,
+  openCsvStaging,
+  revealCsvGuests,
+  stageCsvGuests,
+  takenCodes,
+  type CsvQuestion,
+} from '../../db/repositories/guests-csv';
+import { GUEST_TEXT_FIELDS, type GuestInsert } from '../../db/repositories/guests';
 import { toApiDatetime } from '../../core/time';
 import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../route';
 import { DomainError } from '../../core/errors';
-import { HttpError, ValidationError, type FieldErrors } from '../errors';
+import { HttpError, NotFoundError, ValidationError, type FieldErrors } from '../errors';
 import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
@@ -18,7 +28,6 @@ import { GuestCreate, checkAnswers } from '../schemas/guests';
 import type { QuestionForAnswers } from '../../db/repositories/custom-questions';
 import { GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors } from '../schemas/guests-csv';
 import { MSG } from '../../core/messages';
-import { createTempFile } from '../temp-files';
 
 export const GUESTS_CSV_MAX_BYTES = 100 * 1024 * 1024;
 /** One row may hold this many characters; a longer one makes the file unreadable. */
@@ -29,8 +38,8 @@ export const CSV_LISTED_ROW_ERRORS = 100;
 export const CSV_MAX_BAD_ROWS = 10_000;
 /** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
 export const CSV_MAX_ROWS = 200_000;
-/** Guests read back from the staging file per insert. */
-const STAGED_BATCH = 2000;
+/** Guests staged per transaction: short enough that a scan waiting behind one is not held long. */
+const STAGED_BATCH = 500;
 // Multiple answers of a checkbox question share one cell.
 export const CHOICE_SEPARATOR = '; ';
 const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
@@ -247,49 +256,58 @@ async function csvRecords(req: Readable & { headers: Record<string, string | str
 }
 
 /**
- * Checked guests wait in a private temporary file (one JSON line each) until every row has
- * been read: memory stays flat whatever the file's size, and nothing is written to the
- * database before the whole file is known to be good.
+ * Checked guests are written under a hidden event (db/repositories/guests-csv.ts) while the
+ * rest of the file is still being read: a batch at a time, each in a short transaction of its
+ * own, one in flight while the next is read and checked, so memory stays flat whatever the
+ * file's size and the door's scans take turns with the writes. Nothing is seen until
+ * `reveal`; after a refusal or a failure `discard` removes what was staged.
  */
-class StagedGuests {
-  private readonly out: fs.WriteStream;
-  /** A write that failed (disk full): kept and thrown by the next add or close, never lost. */
-  private failure?: Error;
+class CsvStager {
+  private batch: GuestInsert[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private stagingId?: Promise<number>;
 
-  private constructor(readonly file: string) {
-    this.out = fs.createWriteStream(file);
-    this.out.on('error', (err) => (this.failure ??= err));
-  }
-
-  static open(): StagedGuests {
-    return new StagedGuests(createTempFile('.csv-import.jsonl'));
-  }
+  constructor(private readonly db: Db, private readonly event: EventRow) {}
 
   async add(guest: GuestInsert): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (!this.out.write(`${JSON.stringify(guest)}\n`)) await once(this.out, 'drain');
+    this.batch.push(guest);
+    if (this.batch.length >= STAGED_BATCH) await this.flush();
   }
 
-  async close(): Promise<void> {
-    if (this.failure) throw this.failure;
-    await new Promise<void>((resolve, reject) => this.out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  private async flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    await this.writing;
+    this.stagingId ??= openCsvStaging(this.db, this.event);
+    const id = await this.stagingId;
+    this.writing = stageCsvGuests(this.db, id, this.event.id, batch);
+    // A failure surfaces at the next flush or at reveal; it is not unhandled meanwhile.
+    this.writing.catch(() => undefined);
   }
 
-  async *batches(size: number): AsyncGenerator<GuestInsert[]> {
-    let batch: GuestInsert[] = [];
-    for await (const line of readline.createInterface({ input: fs.createReadStream(this.file), crlfDelay: Infinity })) {
-      batch.push(JSON.parse(line) as GuestInsert);
-      if (batch.length === size) {
-        yield batch;
-        batch = [];
-      }
+  /**
+   * Moves everything staged into the event in one transaction. A code another guest took
+   * meanwhile refuses its row (`refuse` throws the 400); then the move is tried again.
+   */
+  async reveal(refuse: () => Promise<void>): Promise<void> {
+    if (this.batch.length > 0) await this.flush();
+    await this.writing;
+    if (!this.stagingId) return;
+    const id = await this.stagingId;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await revealCsvGuests(this.db, id, this.event.id);
+      if (outcome === 'revealed') return;
+      if (outcome === 'event-gone') throw new NotFoundError(MSG.eventNotFound);
+      await refuse();
+      // The code's holder was gone again by the time it was looked up: a few more tries.
+      if (attempt === 3) throw new Error('a CSV import kept meeting codes taken by other writers');
     }
-    if (batch.length) yield batch;
   }
 
-  remove(): void {
-    this.out.destroy();
-    fs.rmSync(this.file, { force: true });
+  async discard(): Promise<void> {
+    await this.writing.catch(() => undefined);
+    const id = await this.stagingId?.catch(() => undefined);
+    if (id !== undefined) await discardCsvStaging(this.db, id);
   }
 }
 
@@ -319,6 +337,18 @@ class RowErrors {
   get body() {
     return { rows: this.listed, more_rows: this.count - this.listed.length };
   }
+}
+
+/** The rows (each code's first) whose barcode or NFC tag a guest of the event already has. */
+async function takenCodeRows(db: Conn, eventId: number, codeRows: { barcode: Map<string, number>; nfc_tag: Map<string, number> }): Promise<Map<number, FieldErrors>> {
+  const taken = await takenCodes(db, eventId, [...codeRows.barcode.keys()], [...codeRows.nfc_tag.keys()]);
+  const late = new Map<number, FieldErrors>();
+  for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { barcode: [MSG.barcodeExists] });
+  for (const code of taken.nfcTags) {
+    const at = codeRows.nfc_tag.get(code)!;
+    late.set(at, { ...late.get(at), nfc_tag: [MSG.nfcTagExists] });
+  }
+  return late;
 }
 
 /**
@@ -425,74 +455,72 @@ export function guestsCsvRouter(deps: RouteDeps) {
       const errors = new RowErrors();
       // Each code's first row, for codes repeated in the file and codes the event already has.
       const codeRows = { barcode: new Map<string, number>(), nfc_tag: new Map<string, number>() };
-      const staged = query.dry_run ? undefined : StagedGuests.open();
+      const stager = query.dry_run ? undefined : new CsvStager(deps.db, event);
+      // A whole file's rows land in large indexes: SQLite's page cache is raised while it imports.
       let valid = 0;
       let row = 1;
-      try {
+      const readAndStage = async (): Promise<Column[]> => {
+        let revealed = false;
         try {
-          // Empty lines are read as rows too, so row numbers match the spreadsheet's.
-          for await (const record of records) {
-            if (!columns) {
-              headers = record.map((h) => h.trim());
-              columns = mapColumns(headers, questions);
-              ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
-              continue;
+          try {
+            // Empty lines are read as rows too, so row numbers match the spreadsheet's.
+            for await (const record of records) {
+              if (!columns) {
+                headers = record.map((h) => h.trim());
+                columns = mapColumns(headers, questions);
+                ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
+                continue;
+              }
+              row++;
+              if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
+              if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
+              if (record.every((cell) => cell.trim() === '')) continue;
+              const result = guestOfRow(record, columns, ctx!);
+              if (result.errors) {
+                errors.add(row, result.errors);
+                continue;
+              }
+              const guest = result.guest!;
+              const repeated: FieldErrors = {};
+              if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
+              if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
+              if (Object.keys(repeated).length > 0) errors.add(row, repeated);
+              else {
+                if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
+                if (guest.nfc_tag) codeRows.nfc_tag.set(guest.nfc_tag, row);
+                valid++;
+                // Once any row is bad nothing will be revealed: only checking goes on.
+                if (stager && errors.count === 0) await stager.add(guest);
+              }
             }
-            row++;
-            if (row - 1 > CSV_MAX_ROWS) throw new ValidationError({ detail: MSG.csvTooManyRows(CSV_MAX_ROWS) });
-            if (errors.count >= CSV_MAX_BAD_ROWS) throw new ValidationError({ detail: MSG.csvTooManyBadRows(CSV_MAX_BAD_ROWS, row), ...errors.body });
-            if (record.every((cell) => cell.trim() === '')) continue;
-            const result = guestOfRow(record, columns, ctx!);
-            if (result.errors) {
-              errors.add(row, result.errors);
-              continue;
-            }
-            const guest = result.guest!;
-            const repeated: FieldErrors = {};
-            if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
-            if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
-            if (Object.keys(repeated).length > 0) errors.add(row, repeated);
-            else {
-              if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
-              if (guest.nfc_tag) codeRows.nfc_tag.set(guest.nfc_tag, row);
-              valid++;
-              // Once any row is bad nothing will be written: only checking goes on.
-              if (staged && errors.count === 0) await staged.add(guest);
-            }
+          } catch (err) {
+            if (err instanceof HttpError || err instanceof DomainError) throw err;
+            if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
+            throw err;
           }
-        } catch (err) {
-          if (err instanceof HttpError || err instanceof DomainError) throw err;
-          if (err instanceof CsvError) throw new ValidationError({ detail: MSG.csvUnreadable(err.message) });
-          throw err;
-        }
-        if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
+          if (!columns) throw new ValidationError({ detail: MSG.csvNoHeader });
 
-        // Codes must also be unique against the guests the event already has.
-        const taken = await takenCodes(deps.db, event.id, [...codeRows.barcode.keys()], [...codeRows.nfc_tag.keys()]);
-        const late = new Map<number, FieldErrors>();
-        for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { barcode: [MSG.barcodeExists] });
-        for (const code of taken.nfcTags) {
-          const at = codeRows.nfc_tag.get(code)!;
-          late.set(at, { ...late.get(at), nfc_tag: [MSG.nfcTagExists] });
-        }
-        errors.merge(late);
-        if (errors.count > 0) throw new ValidationError(errors.body);
+          // Codes must also be unique against the guests the event already has.
+          const refuseTakenCodes = async () => {
+            errors.merge(await takenCodeRows(deps.db, event.id, codeRows));
+            if (errors.count > 0) throw new ValidationError(errors.body);
+          };
+          await refuseTakenCodes();
 
-        if (staged) {
-          await staged.close();
-          // The rows were parsed, checked and staged above; this one transaction only inserts,
-          // so the event gains every guest or none.
-          await deps.db.transaction(async (trx) => {
-            for await (const batch of staged.batches(STAGED_BATCH)) await insertGuests(trx, event.id, batch);
-          });
+          // The rows were parsed, checked and staged above; this one transaction makes them
+          // visible: the event gains every guest or none.
+          await stager?.reveal(refuseTakenCodes);
+          revealed = true;
+          return columns;
+        } finally {
+          if (!revealed) await stager?.discard();
         }
-      } finally {
-        staged?.remove();
-      }
+      };
+      const mapped = stager ? await withLargeCache(deps.db, readAndStage) : await readAndStage();
 
       const used: Record<string, string> = {};
       const ignored: string[] = [];
-      columns.forEach((c, i) => {
+      mapped.forEach((c, i) => {
         if (c.kind === 'field') used[headers[i]] = c.field;
         else if (c.kind === 'question') used[headers[i]] = `question ${c.question.id}`;
         else if (!READ_ONLY.has(normaliseHeader(headers[i]))) ignored.push(headers[i]);

@@ -190,6 +190,68 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.deepEqual(json.body, { detail: MSG.csvContentType });
   });
 
+  it('adds a file all or nothing while the door scans: the list never shows part of it, a late refusal leaves no trace', async () => {
+    const eventId = await createEvent(server, groupId, { name: 'Door open' });
+    const type = (await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Day', description: '' })).body.id;
+    const doorGuests: number[] = [];
+    for (let i = 0; i < 40; i++) doorGuests.push((await server.post(`/events/${eventId}/guests`, { registration_type: type, first_name: `Door${i}`, last_name: 'Guest', email: '', barcode: `DOOR-${i}` })).body.id);
+    const rows = 5000; // more than one staged batch
+    const file = (lastBarcode: string) =>
+      ['first_name,last_name,email,barcode,registration_type', ...Array.from({ length: rows }, (_, i) => `Csv${i},Row,csv${i}@example.test,${i === rows - 1 ? lastBarcode : `CSV-${i}`},Day`)].join('\n');
+    const count = async () => (await server.get(`/events/${eventId}/guests?page_size=1`)).body.count as number;
+    const terms = async () => Number((await server.db('guest_search_terms').where({ event_id: eventId }).count({ n: '*' }))[0].n);
+    const hidden = async () => Number((await server.db('events').whereNotNull('importing_since').count({ n: '*' }))[0].n);
+
+    let scanned = 0;
+    /** Scans the door's guests and reads the list while `work` runs: every count seen, every scan's status. */
+    const alongside = async <T>(work: Promise<T>) => {
+      const counts: number[] = [];
+      const statuses: number[] = [];
+      let done = false;
+      const door = (async () => {
+        while (!done && scanned < doorGuests.length) {
+          const scan = await server.post(`/events/${eventId}/checkins`, { guest_id: doorGuests[scanned++] });
+          statuses.push(scan.status);
+          counts.push(await count());
+        }
+      })();
+      const result = await work.finally(() => (done = true));
+      await door;
+      return { result, counts, statuses };
+    };
+
+    const [termsBefore, hiddenBefore] = [await terms(), await hidden()];
+    // The last row's barcode is a door guest's: found only once every row has been staged.
+    const refused = await alongside(upload(server, eventId, file('DOOR-0')));
+    assert.equal(refused.result.status, 400, JSON.stringify(refused.result.body));
+    assert.deepEqual(refused.result.body, { rows: [{ row: rows + 1, errors: { barcode: [MSG.barcodeExists] } }], more_rows: 0 });
+    assert.ok(refused.statuses.every((s) => s === 201), JSON.stringify(refused.statuses));
+    assert.ok(refused.counts.every((c) => c === 40), JSON.stringify(refused.counts));
+    assert.deepEqual([await count(), await terms(), await hidden()], [40, termsBefore, hiddenBefore]);
+
+    const added = await alongside(upload(server, eventId, file('CSV-LAST')));
+    assert.equal(added.result.status, 201, JSON.stringify(added.result.body));
+    assert.equal(added.result.body.created, rows);
+    assert.ok(added.statuses.every((s) => s === 201), JSON.stringify(added.statuses));
+    assert.ok(added.counts.every((c) => c === 40 || c === 40 + rows), JSON.stringify(added.counts));
+    assert.deepEqual([await count(), await hidden()], [40 + rows, hiddenBefore]);
+    const found = await server.get(`/events/${eventId}/guests?search=csv-last`);
+    assert.deepEqual(found.body.results.map((g: { first_name: string }) => g.first_name), [`Csv${rows - 1}`]);
+  });
+
+  it('adds exactly one of two files imported at once that share a barcode; the other is refused whole', async () => {
+    const eventId = await createEvent(server, groupId, { name: 'Two imports' });
+    await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Day', description: '' });
+    const file = (prefix: string) =>
+      ['first_name,last_name,email,barcode', ...Array.from({ length: 1200 }, (_, i) => `${prefix}${i},Row,,${i === 600 ? 'SHARED-CODE' : `${prefix}-${i}`}`)].join('\n');
+    const results = await Promise.all([upload(server, eventId, file('A')), upload(server, eventId, file('B'))]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [201, 400], JSON.stringify(results.map((r) => r.body)));
+    const refused = results.find((r) => r.status === 400)!;
+    assert.deepEqual(refused.body, { rows: [{ row: 602, errors: { barcode: [MSG.barcodeExists] } }], more_rows: 0 });
+    assert.equal(await guestCount(server, eventId), 1200);
+    assert.equal(Number((await server.db('events').whereNotNull('importing_since').count({ n: '*' }))[0].n), 0);
+  });
+
   it('answers 404 for an event of another organiser', async () => {
     const other = await createGroup(server, { name: 'Other organiser' });
     const key = await createApiKey(server, other);

@@ -180,6 +180,41 @@ describe('guests', () => {
       assert.equal(list.body.count, 1);
     });
 
+    it('answers each of many concurrent creates (one transaction for those that queue) exactly as it would alone', async () => {
+      const unique = Array.from({ length: 12 }, (_, i) => guest({ first_name: `Batch${i}`, barcode: `MIX-${i}`, custom_questions: [{ question_id: text.id, answer: `a${i}` }] }));
+      const dupes = Array.from({ length: 4 }, (_, i) => guest({ first_name: `Dupe${i}`, barcode: 'MIX-DUP' }));
+      const tags = Array.from({ length: 3 }, (_, i) => guest({ first_name: `Tag${i}`, nfc_tag: 'MIX-TAG' }));
+      const badType = guest({ registration_type: 999999 });
+      const badAnswer = guest({ custom_questions: [{ question_id: radio.id, answer: 999999 }] });
+      const otherEvent = guest({ barcode: 'MIX-OTHER' });
+      const bodies = [...unique, ...dupes, ...tags, badType, badAnswer];
+      const results = await Promise.all([...bodies.map((b) => server.post(guests(), b)), server.post('/events/999999/guests', otherEvent)]);
+
+      for (const [i, r] of results.slice(0, unique.length).entries()) {
+        assert.equal(r.status, 201);
+        const detail = await server.get(`${guests()}/${r.body.id}`);
+        assert.equal(detail.body.first_name, `Batch${i}`);
+        assert.equal(detail.body.barcode, `MIX-${i}`);
+        assert.deepEqual(detail.body.custom_questions.map((q: { answer: { answer: string }[] }) => q.answer[0].answer), [`a${i}`]);
+      }
+      const dupeResults = results.slice(unique.length, unique.length + dupes.length);
+      const dupeCreated = dupeResults.filter((r) => r.status === 201);
+      assert.equal(dupeCreated.length, 1);
+      for (const r of dupeResults.filter((x) => x.status !== 201)) {
+        assert.deepEqual([r.status, r.body], [400, { barcode: [MSG.barcodeExistsConflict], conflicted_guest_id: [String(dupeCreated[0].body.id)] }]);
+      }
+      const tagResults = results.slice(unique.length + dupes.length, bodies.length - 2);
+      assert.equal(tagResults.filter((r) => r.status === 201).length, 1);
+      for (const r of tagResults.filter((x) => x.status !== 201)) assert.deepEqual([r.status, r.body], [400, { nfc_tag: [MSG.nfcTagExists] }]);
+      const [typeResult, answerResult, eventResult] = results.slice(bodies.length - 2);
+      assert.deepEqual([typeResult.status, typeResult.body], [400, { registration_type: [MSG.eventHasNoRegistrationType] }]);
+      const answerAlone = await server.post(guests(), badAnswer);
+      assert.equal(answerAlone.status, 400);
+      assert.deepEqual([answerResult.status, answerResult.body], [400, answerAlone.body]);
+      assert.deepEqual([eventResult.status, eventResult.body], [404, { detail: MSG.eventNotFound }]);
+      assert.equal((await server.get(`${guests()}?search=mix-dup`)).body.count, 1);
+    });
+
     it('answers 404 for an unknown event', async () => {
       const res = await server.post('/events/999999/guests', guest());
       assert.equal(res.status, 404);

@@ -1,0 +1,66 @@
+import type { Db, Trx } from '../db/knex';
+import { questionsForAnswers, type QuestionForAnswers } from '../db/repositories/custom-questions';
+import { eventInScope, visibleEvents } from '../db/repositories/events';
+import { insertGuests, type GuestInsert } from '../db/repositories/guests';
+import { takenCodes } from '../db/repositories/guests-csv';
+import type { GroupScope } from '../db/repositories/groups';
+import { registrationTypeIdsOfEvent } from '../db/repositories/registration-types';
+import { ALONE, groupCommit, type Decision } from './group-commit';
+import { answerQuestionIds, checkAnswers } from './schemas/guests';
+
+/** One POST /guests, its body already checked by the schema. */
+export interface GuestCreateRequest {
+  eventId: number;
+  scope: GroupScope;
+  /** The guest's row (registration_type_id as sent; no answers yet). */
+  guest: GuestInsert;
+  customQuestions?: unknown[];
+}
+
+/**
+ * The guests of a batch that pass every check, added in one transaction with a constant
+ * number of statements per event: the events (scope), their registration types, the
+ * questions answered, the barcodes and NFC tags already taken, then one insert each of the
+ * guests, their search terms and their answers. A request that fails any check, or repeats a
+ * code an earlier request of the batch claims, is left ALONE: the single path answers it
+ * after the batch, with the spec's exact message (and the id of the guest holding the code).
+ */
+async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<Decision<number>[]> {
+  const answers: Decision<number>[] = requests.map(() => ALONE);
+  const eventIds = [...new Set(requests.map((r) => r.eventId))];
+  const events = new Map((await visibleEvents(trx, eventIds)).map((e) => [e.id, e]));
+  for (const eventId of eventIds) {
+    const event = events.get(eventId);
+    const indexes = requests.flatMap((r, i) => (r.eventId === eventId && event && eventInScope(event, r.scope) ? [i] : []));
+    if (indexes.length === 0) continue;
+    const ofEvent = indexes.map((i) => requests[i]);
+    const types = await registrationTypeIdsOfEvent(trx, eventId, [...new Set(ofEvent.map((r) => r.guest.registration_type_id))]);
+    const questionIds = ofEvent.flatMap((r) => (r.customQuestions ? answerQuestionIds(r.customQuestions) : []));
+    const questions: Map<number, QuestionForAnswers> = questionIds.length > 0 ? await questionsForAnswers(trx, eventId, questionIds) : new Map();
+    const barcodes = ofEvent.flatMap((r) => (r.guest.barcode ? [r.guest.barcode] : []));
+    const nfcTags = ofEvent.flatMap((r) => (r.guest.nfc_tag ? [r.guest.nfc_tag] : []));
+    const taken = await takenCodes(trx, eventId, barcodes, nfcTags);
+    const claimed = { barcodes: new Set<string>(), nfcTags: new Set<string>() };
+    const accepted: { index: number; guest: GuestInsert }[] = [];
+    for (const index of indexes) {
+      const { guest, customQuestions } = requests[index];
+      if (!types.has(guest.registration_type_id)) continue;
+      const checked = customQuestions === undefined ? undefined : checkAnswers(customQuestions, questions);
+      if (checked?.errors) continue;
+      const { barcode, nfc_tag: nfcTag } = guest;
+      if (barcode && (taken.barcodes.has(barcode) || claimed.barcodes.has(barcode))) continue;
+      if (nfcTag && (taken.nfcTags.has(nfcTag) || claimed.nfcTags.has(nfcTag))) continue;
+      if (barcode) claimed.barcodes.add(barcode);
+      if (nfcTag) claimed.nfcTags.add(nfcTag);
+      accepted.push({ index, guest: { ...guest, answers: checked?.answers } });
+    }
+    const ids = await insertGuests(trx, eventId, accepted.map((a) => a.guest));
+    accepted.forEach((a, k) => (answers[a.index] = ids[k]));
+  }
+  return answers;
+}
+
+/** Guest creates (walk-ins, API clients) that queue behind the writer share one transaction. */
+export function guestCreates(db: Db): (request: GuestCreateRequest, alone: () => Promise<number>) => Promise<number> {
+  return groupCommit<GuestCreateRequest, number>(db, decideCreates);
+}
