@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { withLargeCache } from '../../db/bulk';
-import { countEventRecords, eventGroupRecord, eventRecord, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
+import { eventGroupRecord, eventRecord, eventRecordIds, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
 import { MSG } from '../../core/messages';
 import { createTempFile } from '../temp-files';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
@@ -36,7 +36,9 @@ export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
 export async function exportEventFile(reader: Db, event: EventRow, out: Writable, options: ExportOptions = {}): Promise<TableCounts> {
   const { since, onProgress } = options;
   return readSnapshot(reader, async (trx) => {
-    const counts = await countEventRecords(trx, EVENT_TABLE_LAYOUTS, event.id, since);
+    const ids = await eventRecordIds(trx, EVENT_TABLE_LAYOUTS, event.id, since);
+    const counts: TableCounts = { events: 1 };
+    for (const [table, list] of ids) counts[table] = list.length;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const writer = new EventFileWriter(out);
     await writer.header({
@@ -51,7 +53,7 @@ export async function exportEventFile(reader: Db, event: EventRow, out: Writable
     });
     await writer.records('events', [eventRecord(event)]);
     let done = 1;
-    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, event.id, since)) {
+    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, ids)) {
       await writer.lines(page.lines);
       done += page.lines.length;
       onProgress?.(done, total);
