@@ -327,8 +327,12 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
   }
   const [{ count }] = await base.clone().count({ count: '*' });
   const pageIds = base.clone().select('id').orderBy('id').limit(page.limit).offset(page.offset);
-  const rows = (await db('guests as g').whereIn('g.id', pageIds).orderBy('g.id').select('g.id', db.raw(`${guestJsonSql(db)} as json`))) as { id: number; json: string }[];
-  const answers = await guestAnswers(db, rows.map((r) => r.id));
+  const rows = (await db('guests as g')
+    .whereIn('g.id', pageIds)
+    .orderBy('g.id')
+    .select('g.id', db.raw(`${guestJsonSql(db)} as json`), db.raw('exists (select 1 from guest_answers a where a.guest_id = g.id) as has_answers'))) as { id: number; json: string; has_answers: unknown }[];
+  // Answers are read for the guests that have some: a page of guests without any costs no query.
+  const answers = await guestAnswers(db, rows.filter((r) => toBool(r.has_answers)).map((r) => r.id));
   const results = rows.map((r) => {
     const own = answers.get(r.id);
     if (!own) return r.json;
