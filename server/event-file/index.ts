@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import os from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
@@ -8,7 +9,7 @@ import { eventGroupRecord, eventRecord, eventRecordIds, eventRecordPages, readSn
 import { MSG } from '../../core/messages';
 import { createTempFile } from '../temp-files';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
-import { EventMerger, type ImportOptions, type ImportResult } from './merge';
+import { EventMerger, PARSE_YIELD, type ImportOptions, type ImportResult } from './merge';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS } from './tables';
 
 export * from './format';
@@ -93,6 +94,8 @@ export async function importEventFile(db: Db, file: string, options: ImportOptio
         await merger.add(table, record, bytes);
         seen[table] = (seen[table] ?? 0) + 1;
         if (++done % 5000 === 0) onProgress?.(done, total);
+        // Lines come from a megabyte of inflated file at a time: the door's scans go between.
+        else if (done % PARSE_YIELD === 0) await yieldToLoop();
       }
       for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
         if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);
