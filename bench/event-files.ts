@@ -7,8 +7,8 @@ import { exportEventToPath, importEventFile } from '../server/event-file';
 import { percentile, round, type Log, type Metric } from './common';
 import { barcodeOf } from './seed';
 
-/** Targets on the project's 2-core machine. */
-export const EVENT_FILE_TARGETS = { exportMs: 3000, importMs: 5000, scanP99DuringImportMs: 250 };
+/** Targets on the project's 2-core machine (issue 17: import 5 s, export 2 s; issue 12: the door's p99 during an import). */
+export const EVENT_FILE_TARGETS = { exportMs: 2000, importMs: 5000, scanP99DuringImportMs: 250 };
 
 export interface EventFilesBenchResult {
   guests: number;
@@ -16,6 +16,9 @@ export interface EventFilesBenchResult {
   fileBytes: number;
   exportMs: number;
   importMs: number;
+  /** CPU of this process (every thread: JavaScript, SQLite, zlib) for the export and the import: what a shared machine's load does not move. */
+  exportCpuMs: number;
+  importCpuMs: number;
   /** The same file imported again into the laptop that has it: every record unchanged. */
   reimportMs: number;
   ok: boolean;
@@ -71,10 +74,12 @@ async function seedEvent(db: Db, guests: number): Promise<number> {
   return event.id;
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+async function timed<T>(work: () => Promise<T>): Promise<[T, number, number]> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const value = await work();
-  return [value, Math.round(performance.now() - started)];
+  const used = process.cpuUsage(cpu);
+  return [value, Math.round(performance.now() - started), Math.round((used.user + used.system) / 1000)];
 }
 
 /**
@@ -94,20 +99,20 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
     const [group] = await target('groups').insert(row(new Date().toISOString(), { name: 'Laptop 2' })).returning('id');
     const file = path.join(dir, 'event.doorlist.gz');
     const event = await source('events').where({ id: eventId }).first();
-    const [counts, exportMs] = await timed(() => exportEventToPath(source, event, file));
+    const [counts, exportMs, exportCpuMs] = await timed(() => exportEventToPath(source, event, file));
     const records = Object.values(counts).reduce((a, b) => a + b, 0);
     const fileBytes = fs.statSync(file).size;
-    const [, importMs] = await timed(() => importEventFile(target, file, { scope: null, groupId: group.id }));
+    const [, importMs, importCpuMs] = await timed(() => importEventFile(target, file, { scope: null, groupId: group.id }));
     const [again, reimportMs] = await timed(() => importEventFile(target, file, { scope: null }));
     if (again.checkins_added !== 0 || again.created.guests !== 0) throw new Error('re-import changed the event');
     if (options.keepFileAt) fs.copyFileSync(file, options.keepFileAt);
     const ok = exportMs <= EVENT_FILE_TARGETS.exportMs && importMs <= EVENT_FILE_TARGETS.importMs;
     log(`event files: ${records} records, ${(fileBytes / 1024 / 1024).toFixed(1)} MB gzip`);
-    log(`event files: export ${exportMs} ms (target ≤ ${EVENT_FILE_TARGETS.exportMs})`);
-    log(`event files: import as a new event ${importMs} ms (target ≤ ${EVENT_FILE_TARGETS.importMs})`);
+    log(`event files: export ${exportMs} ms, ${exportCpuMs} ms of CPU (target ≤ ${EVENT_FILE_TARGETS.exportMs})`);
+    log(`event files: import as a new event ${importMs} ms, ${importCpuMs} ms of CPU (target ≤ ${EVENT_FILE_TARGETS.importMs})`);
     log(`event files: import again, all unchanged ${reimportMs} ms`);
     log(`event files: ${ok ? 'within targets' : 'OVER TARGET'}`);
-    return { guests, records, fileBytes, exportMs, importMs, reimportMs, ok };
+    return { guests, records, fileBytes, exportMs, importMs, exportCpuMs, importCpuMs, reimportMs, ok };
   } finally {
     await Promise.all([source.destroy(), target.destroy()]);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -118,7 +123,9 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
 export function eventFilesMetrics(result: EventFilesBenchResult) {
   return [
     { section: 'event-files', name: `export ${result.guests} guests`, value: result.exportMs, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.exportMs}`, ok: result.exportMs <= EVENT_FILE_TARGETS.exportMs },
+    { section: 'event-files', name: `export ${result.guests} guests, CPU (all threads)`, value: result.exportCpuMs, unit: 'ms' },
     { section: 'event-files', name: `import ${result.guests} guests (new event)`, value: result.importMs, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.importMs}`, ok: result.importMs <= EVENT_FILE_TARGETS.importMs },
+    { section: 'event-files', name: `import ${result.guests} guests (new event), CPU (all threads)`, value: result.importCpuMs, unit: 'ms' },
     { section: 'event-files', name: 'import the same file again (all unchanged)', value: result.reimportMs, unit: 'ms' },
     { section: 'event-files', name: 'event file size', value: Math.round(result.fileBytes / 1024 / 102.4) / 10, unit: 'MB' },
   ];

@@ -108,7 +108,7 @@ const SECTIONS: Section[] = [
   {
     name: 'sync',
     run: (ctx) =>
-      benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned }, ctx.log),
+      benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log),
   },
   eventFilesSection,
   {

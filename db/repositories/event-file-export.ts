@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Conn, Db } from '../knex';
-import { isSqlite, jsonObject } from '../bulk';
+import { isSqlite, jsonObject, selectByValues } from '../bulk';
 import { dialectOf, type ColumnKind } from '../dialect';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
@@ -23,6 +23,8 @@ export interface TableLayout {
 }
 
 export type TableCounts = Record<string, number>;
+
+type Row = Record<string, unknown>;
 
 /**
  * Runs `work` on one consistent snapshot of `db`. Given a connection of its own (a reader
@@ -49,31 +51,32 @@ function eventRows(db: Conn, layout: TableLayout, eventId: number, since?: strin
 }
 
 /**
- * One page of a table as ready-made file lines: the database builds each record's JSON
+ * Rows of a table as ready-made file lines, by id: the database builds each record's JSON
  * itself, so a row crosses the driver as one string, not twenty columns.
  */
-function tableLines(db: Conn, layout: TableLayout, kinds: Record<string, ColumnKind>, eventId: number, since?: string) {
+function linesByIds(db: Conn, layout: TableLayout, kinds: Record<string, ColumnKind>, ids: number[]): Promise<Row[]> {
   const dialect = dialectOf(db);
   const pairs: [string, string][] = ['uid', 'created', 'modified', ...layout.columns].map((c) => [c, dialect.jsonValue(`t.${c}`, kinds[c])]);
   const parents: [string, string][] = layout.refs.map((ref, i) => [ref.key, `p${i}.uid`]);
-  const q = eventRows(db, layout, eventId, since).select(
-    't.id',
-    db.raw(`${jsonObject(db, [['table', `'${layout.name}'`], ['record', jsonObject(db, [...pairs, ...parents])]])} as line`),
-  );
-  layout.refs.forEach((ref, i) => {
-    q.leftJoin(`${ref.table} as p${i}`, `p${i}.id`, `t.${ref.column}`);
+  const line = db.raw(`${jsonObject(db, [['table', `'${layout.name}'`], ['record', jsonObject(db, [...pairs, ...parents])]])} as line`);
+  return selectByValues(db, `${layout.name} as t`, 't.id', ids, (q) => {
+    layout.refs.forEach((ref, i) => {
+      q.leftJoin(`${ref.table} as p${i}`, `p${i}.id`, `t.${ref.column}`);
+    });
+    return q.select(line);
   });
-  return q;
 }
 
-/** How many records of each table the event file of this event holds. */
-export async function countEventRecords(db: Conn, layouts: TableLayout[], eventId: number, since?: string): Promise<TableCounts> {
-  const counts: TableCounts = { events: 1 };
-  for (const layout of layouts) {
-    const [{ n }] = await eventRows(db, layout, eventId, since).count({ n: '*' });
-    counts[layout.name] = Number(n);
-  }
-  return counts;
+/**
+ * The ids of every record of each table the event file of this event holds (with `since`,
+ * of what changed at or after it), in id order: read once on the tables' indexes, they give
+ * the header's counts and the pages. Paging on `id > last` instead re-read (and sorted) every
+ * record of a child table, whose rows are found through their parents, for each page.
+ */
+export async function eventRecordIds(db: Conn, layouts: TableLayout[], eventId: number, since?: string): Promise<Map<string, number[]>> {
+  const ids = new Map<string, number[]>();
+  for (const layout of layouts) ids.set(layout.name, (await eventRows(db, layout, eventId, since).orderBy('t.id').pluck('t.id')) as number[]);
+  return ids;
 }
 
 export function eventRecord(event: EventRow) {
@@ -89,27 +92,26 @@ export async function eventGroupRecord(db: Conn, event: EventRow) {
 const EXPORT_PAGE = 5000;
 
 /**
- * The records of one event, table by table, a page at a time (keyset pagination on id), so
- * a large guest list is never held whole. With `since`, only what changed at or after it.
+ * The records of one event, table by table, a page of ids at a time (eventRecordIds), so a
+ * large guest list is never held whole; the next page is read while this one is written.
  */
-export async function* eventRecordPages(db: Conn, layouts: TableLayout[], eventId: number, since?: string): AsyncGenerator<{ table: string; lines: string[] }> {
-  const page = (layout: TableLayout, kinds: Record<string, ColumnKind>, afterId: number): Promise<{ id: number; line: string }[]> => {
-    const rows = tableLines(db, layout, kinds, eventId, since).andWhere('t.id', '>', afterId).orderBy('t.id').limit(EXPORT_PAGE).then((r) => r);
+export async function* eventRecordPages(db: Conn, layouts: TableLayout[], ids: Map<string, number[]>): AsyncGenerator<{ table: string; lines: string[] }> {
+  const page = (layout: TableLayout, kinds: Record<string, ColumnKind>, from: number): Promise<Row[]> => {
+    const rows = linesByIds(db, layout, kinds, ids.get(layout.name)!.slice(from, from + EXPORT_PAGE));
     // Awaited on the next turn; if the export stops first, its failure must not go unhandled.
     rows.catch(() => undefined);
     return rows;
   };
   for (const layout of layouts) {
     const kinds = await dialectOf(db).columnKinds(db, layout.name);
+    const total = ids.get(layout.name)!.length;
     let next = page(layout, kinds, 0);
-    for (;;) {
+    for (let from = 0; from < total; from += EXPORT_PAGE) {
       const rows = await next;
-      if (rows.length === 0) break;
       // The next page is read while this one is compressed and hashed.
-      if (rows.length === EXPORT_PAGE) next = page(layout, kinds, rows[rows.length - 1].id);
+      if (from + EXPORT_PAGE < total) next = page(layout, kinds, from + EXPORT_PAGE);
       // PostgreSQL answers json values as objects; SQLite as text.
       yield { table: layout.name, lines: rows.map((r) => (typeof r.line === 'string' ? r.line : JSON.stringify(r.line))) };
-      if (rows.length < EXPORT_PAGE) break;
     }
   }
 }

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
 import { insertRows } from '../bulk';
+import { dialectOf } from '../dialect';
+import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
@@ -272,9 +274,35 @@ export interface GuestListFilter {
   search?: string;
 }
 
+/** The guest's API form (toGuest) built by the database, `custom_questions` last and empty: listGuests fills it. */
+function guestJsonSql(db: Conn): string {
+  const columns = ['first_name', 'last_name', 'email', ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag'];
+  return jsonObjectText(db, [
+    ['id', 'g.id'],
+    ['event', 'g.event_id'],
+    ['registration_type', 'g.registration_type_id'],
+    ...columns.map((c): [string, string] => [c, `g.${c}`]),
+    ['objstatus', 'cast(g.objstatus as text)'],
+    ['selfie', "coalesce(g.selfie, '')"],
+    ['source', 'g.source'],
+    ['checked_in', jsonBool(db, 'g.checked_in_at is not null')],
+    ['checked_in_at', apiDatetime(db, 'g.checked_in_at')],
+    ['attention', jsonBoolColumn(db, 'g.attention')],
+    ['notes', 'g.notes'],
+    ['created', apiDatetime(db, 'g.created')],
+    ['modified', apiDatetime(db, 'g.modified')],
+    ['custom_questions', jsonArrayEmpty(db)],
+  ]);
+}
+
+const EMPTY_TAIL = '[]}';
+
 /**
- * One page of an event's guests, oldest first. Filters narrow on (event_id, modified),
- * (event_id, checked_in_at) and (event_id, term) indexes; only the page's rows are read.
+ * One page of an event's guests, oldest first, each as its API JSON text (toGuest's form),
+ * with the count of all that match. Filters narrow on (event_id, modified) and (event_id,
+ * term) indexes. The page's ids are found first on the (event_id, id) index alone, so a
+ * late page of a full sync skips the earlier guests' index entries, never their rows; only
+ * the page's rows are read, and each crosses the driver as one string.
  */
 export async function listGuests(db: Conn, eventId: number, filter: GuestListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
   const base = db<GuestRow>('guests').where('event_id', eventId);
@@ -287,9 +315,20 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
     );
   }
   const [{ count }] = await base.clone().count({ count: '*' });
-  const rows = (await base.clone().orderBy('id').limit(page.limit).offset(page.offset)) as GuestRow[];
-  const answers = await guestAnswers(db, rows.map((r) => r.id));
-  return { count: Number(count), results: rows.map((r) => toGuest(r, answers.get(r.id) ?? [])) };
+  const pageIds = base.clone().select('id').orderBy('id').limit(page.limit).offset(page.offset);
+  const rows = (await db('guests as g')
+    .whereIn('g.id', pageIds)
+    .orderBy('g.id')
+    .select('g.id', db.raw(`${guestJsonSql(db)} as json`), db.raw('exists (select 1 from guest_answers a where a.guest_id = g.id) as has_answers'))) as { id: number; json: string; has_answers: unknown }[];
+  // Answers are read for the guests that have some: a page of guests without any costs no query.
+  const answers = await guestAnswers(db, rows.filter((r) => toBool(r.has_answers)).map((r) => r.id));
+  const results = rows.map((r) => {
+    const own = answers.get(r.id);
+    if (!own) return r.json;
+    if (!r.json.endsWith(EMPTY_TAIL)) throw new Error('guest JSON must end with its empty custom_questions');
+    return `${r.json.slice(0, -EMPTY_TAIL.length)}${JSON.stringify(own)}}`;
+  });
+  return { count: Number(count), results };
 }
 
 // ---------------------------------------------------------------------------------------

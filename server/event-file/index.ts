@@ -1,14 +1,15 @@
 import fs from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import os from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { withLargeCache } from '../../db/bulk';
-import { countEventRecords, eventGroupRecord, eventRecord, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
+import { eventGroupRecord, eventRecord, eventRecordIds, eventRecordPages, readSnapshot, type TableCounts } from '../../db/repositories/event-file-export';
 import { MSG } from '../../core/messages';
 import { createTempFile } from '../temp-files';
 import { EventFileError, EventFileWriter, readEventRecords, verifyEventFile, EVENT_FILE_EXTENSION } from './format';
-import { EventMerger, type ImportOptions, type ImportResult } from './merge';
+import { EventMerger, PARSE_YIELD, type ImportOptions, type ImportResult } from './merge';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS } from './tables';
 
 export * from './format';
@@ -36,7 +37,9 @@ export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
 export async function exportEventFile(reader: Db, event: EventRow, out: Writable, options: ExportOptions = {}): Promise<TableCounts> {
   const { since, onProgress } = options;
   return readSnapshot(reader, async (trx) => {
-    const counts = await countEventRecords(trx, EVENT_TABLE_LAYOUTS, event.id, since);
+    const ids = await eventRecordIds(trx, EVENT_TABLE_LAYOUTS, event.id, since);
+    const counts: TableCounts = { events: 1 };
+    for (const [table, list] of ids) counts[table] = list.length;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const writer = new EventFileWriter(out);
     await writer.header({
@@ -51,7 +54,7 @@ export async function exportEventFile(reader: Db, event: EventRow, out: Writable
     });
     await writer.records('events', [eventRecord(event)]);
     let done = 1;
-    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, event.id, since)) {
+    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, ids)) {
       await writer.lines(page.lines);
       done += page.lines.length;
       onProgress?.(done, total);
@@ -91,6 +94,8 @@ export async function importEventFile(db: Db, file: string, options: ImportOptio
         await merger.add(table, record, bytes);
         seen[table] = (seen[table] ?? 0) + 1;
         if (++done % 5000 === 0) onProgress?.(done, total);
+        // Lines come from a megabyte of inflated file at a time: the door's scans go between.
+        else if (done % PARSE_YIELD === 0) await yieldToLoop();
       }
       for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
         if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);

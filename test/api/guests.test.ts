@@ -240,6 +240,9 @@ describe('guests', () => {
         { question_id: checkbox.id, question_text: 'Workshops?', objstatus: '1', answer: [{ answer: 'AI', id: String(ai.id) }, { answer: 'Data', id: String(data.id) }] },
         { question_id: text.id, question_text: 'Allergies?', objstatus: '1', answer: [{ answer: '42', id: null }] },
       ]);
+      // The list builds the same record another way (JSON from the database, answers added after).
+      const listed = (await server.get(`${guests()}?page_size=1000`)).body.results.find((g: { id: number }) => g.id === res.body.id);
+      assert.deepEqual(listed, detail.body);
     });
 
     it('accepts a drop_down answer', async () => {
@@ -403,6 +406,31 @@ describe('guests', () => {
       assert.ok(res.body.end_time >= res.body.start_time);
       assert.deepEqual(res.body.results.map((g: { id: number }) => g.id), ids);
       assert.equal(res.body.results[0].event, listEvent);
+    });
+
+    it('lists each guest exactly as GET /guests/:id answers it (answers, door state, attention, empty fields)', async () => {
+      const rich = (
+        await server.post(`/events/${listEvent}/guests`, {
+          registration_type: listType,
+          first_name: 'Ada',
+          last_name: 'Lovelace "Countess"',
+          email: 'ada@analytical.example',
+          prefix: 'Lady',
+          attention: true,
+          notes: 'Line one\nline two',
+        })
+      ).body.id;
+      await server.db('guests').where({ id: rich }).update({ checked_in_at: '2026-12-01T18:02:07.123Z' });
+      try {
+        const res = await list();
+        const listed = res.body.results.find((g: { id: number }) => g.id === rich);
+        assert.deepEqual(listed, (await server.get(`/events/${listEvent}/guests/${rich}`)).body);
+        assert.equal(listed.checked_in_at, '2026-12-01T18:02:07');
+        assert.equal(listed.attention, true);
+        for (const id of ids) assert.deepEqual(res.body.results.find((g: { id: number }) => g.id === id), (await server.get(`/events/${listEvent}/guests/${id}`)).body);
+      } finally {
+        await server.db('guests').where({ id: rich }).delete();
+      }
     });
 
     it('pages with page and page_size', async () => {

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { dialectOf } from './index';
+
+/**
+ * JSON built by the database itself, so a row crosses the driver as one string instead of
+ * a few dozen columns turned into a JavaScript object and back into text. Each function
+ * answers an SQL expression for the connection's dialect; the caller's column names are
+ * trusted identifiers (never client input).
+ */
+
+/** A JSON object of `key, expression` pairs, answered as text by either database. */
+export function jsonObjectText(db: Knex | Knex.Transaction, pairs: [string, string][]): string {
+  const body = pairs.map(([key, expr]) => `'${key}', ${expr}`).join(', ');
+  return dialectOf(db).name === 'sqlite' ? `json_object(${body})` : `json_build_object(${body})::text`;
+}
+
+/** A JSON true/false from an SQL condition. */
+export function jsonBool(db: Knex | Knex.Transaction, condition: string): string {
+  return dialectOf(db).name === 'sqlite' ? `json(case when ${condition} then 'true' else 'false' end)` : `(${condition})`;
+}
+
+/** A boolean column as JSON true/false (SQLite keeps 0/1, PostgreSQL a boolean). */
+export function jsonBoolColumn(db: Knex | Knex.Transaction, column: string): string {
+  return dialectOf(db).name === 'sqlite' ? jsonBool(db, `${column} in (1, '1')`) : `(${column} is true)`;
+}
+
+/** A stored instant in the API's Datetime form `YYYY-MM-DDThh:mm:ss` (core/time.ts toApiDatetime), null stays null. */
+export function apiDatetime(db: Knex | Knex.Transaction, column: string): string {
+  return dialectOf(db).name === 'sqlite'
+    ? `replace(substr(${column}, 1, 19), ' ', 'T')`
+    : `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')`;
+}
+
+/** An empty JSON array (a value to fill in after the query). */
+export function jsonArrayEmpty(db: Knex | Knex.Transaction): string {
+  return dialectOf(db).name === 'sqlite' ? "json('[]')" : "'[]'::json";
+}
