@@ -63,7 +63,8 @@ function linesByIds(db: Conn, layout: TableLayout, kinds: Record<string, ColumnK
     layout.refs.forEach((ref, i) => {
       q.leftJoin(`${ref.table} as p${i}`, `p${i}.id`, `t.${ref.column}`);
     });
-    return q.select(line);
+    // In id order on both databases: the same event gives the same file, byte for byte.
+    return q.select(line).orderBy('t.id');
   });
 }
 
