@@ -58,6 +58,8 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   app.disable('x-powered-by');
   // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
   app.set('env', 'production');
+  // Behind the reverse proxy of a central server: the client's own address (the login limit's key).
+  if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();

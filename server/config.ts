@@ -1,3 +1,4 @@
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +20,35 @@ const databaseSetting = z
     ctx.addIssue({ code: 'custom', message: `${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL` });
   });
 
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * DOORLIST_TRUST_PROXY: which peers' `X-Forwarded-For` names the client (Express's `trust
+ * proxy`): a number of proxy hops, or addresses, CIDR ranges and `loopback` / `linklocal` /
+ * `uniquelocal`, comma-separated. Never "every peer": any client could then choose its address.
+ */
+const trustProxySetting = z
+  .string()
+  .trim()
+  .transform((value, ctx): number | string => {
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops >= 1 && hops <= 10) return hops;
+    } else {
+      const parts = value.split(',').map((p) => p.trim());
+      if (parts.every((p) => PROXY_RANGES.has(p) || isAddressOrRange(p))) return parts.join(',');
+    }
+    ctx.addIssue({ code: 'custom', message: 'give a number of proxy hops (1-10) or the proxies\' addresses, CIDR ranges or loopback, comma-separated' });
+    return z.NEVER;
+  });
+
+function isAddressOrRange(value: string): boolean {
+  const [address, bits, ...rest] = value.split('/');
+  if (rest.length > 0 || net.isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (net.isIP(address) === 4 ? 32 : 128);
+}
+
 const ConfigSchema = z
   .object({
     db: databaseSetting,
@@ -34,6 +64,7 @@ const ConfigSchema = z
     logLevel: z.enum(LOG_LEVELS),
     /** DOORLIST_LAN_HTTP=1: plain HTTP also answers other devices (old clients); off by default. */
     lanHttp: z.boolean(),
+    trustProxy: trustProxySetting.optional(),
   })
   .readonly();
 
@@ -79,6 +110,7 @@ export function loadConfig(
     smtpUrl: env.DOORLIST_SMTP_URL || undefined,
     logLevel: env.DOORLIST_LOG_LEVEL ?? 'info',
     lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
+    trustProxy: env.DOORLIST_TRUST_PROXY || undefined,
     ...overrides,
   });
   if (!parsed.success) {

@@ -242,3 +242,35 @@ describe('the auth cache under 20,000 spellings of one key', () => {
     }
   });
 });
+
+describe('the login limit behind a reverse proxy', () => {
+  /** The answer to the last of 25 wrong passwords, the i-th sent as forwarded for `from(i)`. */
+  const failTwentyFive = async (server: TestServer, from: (i: number) => string) => {
+    let last = 0;
+    for (let i = 0; i < 25; i++) {
+      const res = await server.post('/apps/api/auth', { username: 'admin', password: `guess-${i}` }, { token: null, headers: { 'x-forwarded-for': from(i) } });
+      last = res.status;
+    }
+    return last;
+  };
+
+  it('with DOORLIST_TRUST_PROXY counts each forwarded client apart, so one client cannot lock out the rest', async () => {
+    const server = await TestServer.start({ trustProxy: 'loopback' });
+    try {
+      assert.equal(await failTwentyFive(server, () => '203.0.113.5'), 429);
+      const other = await server.post('/apps/api/auth', ADMIN, { token: null, headers: { 'x-forwarded-for': '203.0.113.6' } });
+      assert.equal(other.status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('without it ignores the header, so a client cannot dodge the limit by sending another address each time', async () => {
+    const server = await TestServer.start();
+    try {
+      assert.equal(await failTwentyFive(server, (i) => `203.0.113.${i}`), 429);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -54,3 +54,22 @@ describe('loadConfig DOORLIST_DB', () => {
     }
   });
 });
+
+describe('loadConfig DOORLIST_TRUST_PROXY', () => {
+  it('is off unless set: a forwarded-for header then names nobody', () => {
+    assert.equal(loadConfig({}, []).trustProxy, undefined);
+    assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: '' }, []).trustProxy, undefined);
+  });
+
+  it('takes a number of hops, or proxies by address, CIDR range or loopback', () => {
+    assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: '1' }, []).trustProxy, 1);
+    assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: 'loopback' }, []).trustProxy, 'loopback');
+    assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: ' loopback, 10.0.0.0/8 ,fd00::1' }, []).trustProxy, 'loopback,10.0.0.0/8,fd00::1');
+  });
+
+  it('refuses "every peer" and anything that is not an address, in one line', () => {
+    for (const value of ['true', '0', '11', 'everyone', '10.0.0.0/33', '10.0.0.1/8/2', 'loopback,nonsense']) {
+      assert.throws(() => loadConfig({ DOORLIST_TRUST_PROXY: value }, []), /Invalid Doorlist configuration: trustProxy: give a number of proxy hops/, value);
+    }
+  });
+});
