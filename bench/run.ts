@@ -54,11 +54,14 @@ export interface BenchContext {
 export interface Section {
   name: string;
   run(ctx: BenchContext): Promise<Metric[]>;
+  /** The section reports its own peak RSS (with a target); otherwise its peak is reported for it. */
+  reportsRss?: boolean;
 }
 
 const SECTIONS: Section[] = [
   {
     name: 'checkin',
+    reportsRss: true,
     async run(ctx) {
       const warmup = Math.min(5_000, Math.floor(ctx.seeded.guests * 0.05));
       const amount = Math.min(50_000, Math.floor(ctx.seeded.guests * 0.5));
@@ -207,7 +210,10 @@ async function main(): Promise<void> {
     for (const section of SECTIONS) {
       if (only && !only.has(section.name)) continue;
       log(`${section.name}:`);
+      server.resetPeakRss();
       metrics.push(...(await section.run(ctx)));
+      // Which load the whole run's peak comes from.
+      if (!section.reportsRss) metrics.push({ section: section.name, name: `server peak RSS during ${section.name}`, value: round(server.sectionPeakRssMb(), 1), unit: 'MB' });
     }
     const rss = round(server.peakRssMb(), 1);
     metrics.push({ section: 'server', name: 'server peak RSS over the whole run (VmHWM)', value: rss, unit: 'MB', target: `≤ ${RSS_BOUND_MB}`, ok: rss <= RSS_BOUND_MB });
