@@ -27,6 +27,7 @@ import { tracksRouter } from './routes/tracks';
 import { setupRouter } from './routes/setup';
 import { usersRouter } from './routes/users';
 import { syncRouter } from './routes/sync';
+import { LocalWrites } from './local-writes';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -52,7 +53,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites() };
 
   const app = express();
   app.disable('x-powered-by');

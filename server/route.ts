@@ -8,6 +8,7 @@ import type { Mailer } from './mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
 import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
+import type { LocalWrites } from './local-writes';
 import { MSG } from '../core/messages';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
@@ -20,6 +21,8 @@ export interface RouteDeps {
   registry: OpenAPIRegistry;
   auth: Authenticator;
   mailer: Mailer;
+  /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
+  localWrites: LocalWrites;
 }
 
 export interface Reply {
@@ -249,6 +252,8 @@ export function resourceRouter(deps: RouteDeps) {
       }
       const reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
       if (!reply) return;
+      const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
+      if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       res.status(reply.status);
       if (reply.body === undefined) res.end();
       else res.json(reply.body);

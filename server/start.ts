@@ -111,7 +111,15 @@ function afterCheck(listener: http.RequestListener, checked: Promise<void>): htt
  * (a pending migration or a missing administrator waits for it), requests wait for it
  * (afterCheck), and a damaged database rejects `checked` (serve.ts then exits).
  */
-export async function startServer(config: Config, options: { logger?: Logger; rendererDir?: string; announce?: boolean } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  logger?: Logger;
+  rendererDir?: string;
+  announce?: boolean;
+  /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
+  syncIntervalMs?: number;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   protectDatabaseFiles(config.db);
   const removed = removeStaleTempFiles();
@@ -175,7 +183,8 @@ export async function startServer(config: Config, options: { logger?: Logger; re
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
   if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, readDb, logger);
+  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
+  deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   let closing = false;
   void checked.then(() => {
     if (closing) return;

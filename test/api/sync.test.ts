@@ -265,6 +265,28 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
   });
 });
 
+describe('A write on a following laptop', () => {
+  it('is pushed at once, not at the next tick of the follower (here a minute away)', async () => {
+    const central = await TestServer.start();
+    const laptop = await TestServer.start({}, { syncIntervalMs: 60_000 });
+    try {
+      const upstream = await seedUpstream(central);
+      const group = await createGroup(laptop, { name: 'Side door' });
+      const follow = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: group });
+      assert.equal(follow.status, 201, JSON.stringify(follow.body));
+      const scan = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 3000);
+      // A refused scan writes nothing and starts no push: the central still has one check-in.
+      const again = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
+      assert.equal(again.status, 409);
+      assert.equal((await central.db('checkins').where({ event_id: upstream.eventId })).length, 1);
+    } finally {
+      await Promise.all([central.stop(), laptop.stop()]);
+    }
+  });
+});
+
 describe('POST /events/:event_id/sync/changes', () => {
   let central: TestServer;
   let upstream: { groupId: number; eventId: number; key: string };

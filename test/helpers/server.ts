@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../server/config';
-import { startServer, type RunningServer } from '../../server/start';
+import { startServer, type RunningServer, type StartOptions } from '../../server/start';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const ADMIN = { username: 'admin', password: 'door-admin-secret' };
@@ -37,7 +37,7 @@ export class TestServer {
     private readonly database: TestDatabase,
   ) {}
 
-  static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
+  static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs'> = {}): Promise<TestServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
     const database = await createTestDatabase(dir);
     const config = loadConfig({}, [], {
@@ -48,7 +48,7 @@ export class TestServer {
       logLevel: 'silent',
       ...overrides,
     });
-    const running = await startServer(config, { logger: pino({ level: 'silent' }), announce: false });
+    const running = await startServer(config, { ...options, logger: pino({ level: 'silent' }), announce: false });
     const server = new TestServer(running, dir, config, database);
     const login = await server.request('POST', '/apps/api/auth', { body: ADMIN, token: null });
     server.adminToken = login.body.token;
