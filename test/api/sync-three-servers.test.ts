@@ -154,6 +154,12 @@ for (const central of centrals) {
       assert.equal(again.status, 409, JSON.stringify(again.body));
       assert.equal(again.body.status, 'already_checked_in');
 
+      // In step first: a change a laptop pulled (the central's stamp of Ada's door state) waits
+      // as one of its own until its next push, and that push is what the link cut would lose.
+      for (const side of ['a', 'b'] as const) {
+        await eventually(`${side} in step`, 5000, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.pending === 0 ? true : undefined));
+      }
+
       // The central goes away: both laptops work alone and say so.
       await stop(servers.central);
       for (const side of ['a', 'b'] as const) {
