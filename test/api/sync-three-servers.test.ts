@@ -154,11 +154,18 @@ for (const central of centrals) {
       assert.equal(again.status, 409, JSON.stringify(again.body));
       assert.equal(again.body.status, 'already_checked_in');
 
-      // In step first: a change a laptop pulled (the central's stamp of Ada's door state) waits
-      // as one of its own until its next push, and that push is what the link cut would lose.
-      for (const side of ['a', 'b'] as const) {
-        await eventually(`${side} in step`, 5000, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.pending === 0 ? true : undefined));
-      }
+      // In step first. A merge stamps the door state it moves, and that stamp travels on (B's
+      // stamp of Ada comes back to A through the central a tick or two later); a row a laptop
+      // pulled waits as one of its own until its next push. So: nothing waiting on either
+      // laptop, still nothing three ticks later.
+      const inStep = async () => {
+        for (const side of ['a', 'b'] as const) {
+          await eventually(`${side} in step`, 5000, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.pending === 0 ? true : undefined));
+        }
+      };
+      await inStep();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await inStep();
 
       // The central goes away: both laptops work alone and say so.
       await stop(servers.central);
