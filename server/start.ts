@@ -102,6 +102,14 @@ function afterCheck(listener: http.RequestListener, checked: Promise<void>): htt
   };
 }
 
+export interface StartOptions {
+  logger?: Logger;
+  rendererDir?: string;
+  announce?: boolean;
+  /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
+  syncIntervalMs?: number;
+}
+
 /**
  * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
  * app's main process and by the tests.
@@ -111,14 +119,6 @@ function afterCheck(listener: http.RequestListener, checked: Promise<void>): htt
  * (a pending migration or a missing administrator waits for it), requests wait for it
  * (afterCheck), and a damaged database rejects `checked` (serve.ts then exits).
  */
-export interface StartOptions {
-  logger?: Logger;
-  rendererDir?: string;
-  announce?: boolean;
-  /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
-  syncIntervalMs?: number;
-}
-
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   protectDatabaseFiles(config.db);
