@@ -29,14 +29,22 @@ app.post('/api/v1/events/:event_id/checkins', (req, res) => {
 app.listen(0, '127.0.0.1', function () { console.log('floor listening on http://127.0.0.1:' + this.address().port); });
 `;
 
-/** One floor server, in its own process like Doorlist, under the check-in load. */
-async function driveFloor(source: string, load: { connections: number; amount: number; warmup: number }): Promise<LoadResult> {
+/** Requests one client sends one after another, as the check-in's one sequential scanner. */
+const SEQUENTIAL_REQUESTS = 1000;
+
+/**
+ * One floor server, in its own process like Doorlist, under the check-in load, then with one
+ * client waiting for each answer (the floor of the one-scanner latency).
+ */
+async function driveFloor(source: string, load: { connections: number; amount: number; warmup: number }): Promise<{ loaded: LoadResult; sequential: LoadResult }> {
   const floor = await spawnServer(['-e', source], {}, /floor listening on (http:\/\/\S+)/);
   try {
     const body = (i: number) => JSON.stringify({ barcode: `G${String(i).padStart(7, '0')}`, uid: `floor-${i}`, station: 'Bench door' });
     const url = `${floor.url}/api/v1/events/1/checkins`;
     await drive({ url, method: 'POST', body, connections: load.connections, amount: load.warmup });
-    return await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
+    const loaded = await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
+    const sequential = await drive({ url, method: 'POST', body, connections: 1, amount: SEQUENTIAL_REQUESTS });
+    return { loaded, sequential };
   } finally {
     await floor.stop();
   }
@@ -44,19 +52,21 @@ async function driveFloor(source: string, load: { connections: number; amount: n
 
 /** The bare node:http floor the check-in is held against, and Express's own floor beside it. */
 export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult }> {
-  const result = await driveFloor(FLOOR_SERVER, load);
-  log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request`);
-  const express = await driveFloor(EXPRESS_FLOOR_SERVER, load);
-  log(`  Express floor: ${express.requestsPerSecond} req/s, p50 ${express.p50Ms} ms, p99 ${express.p99Ms} ms, ${express.serverCpuUsPerRequest} µs server CPU per request`);
+  const { loaded: result, sequential } = await driveFloor(FLOOR_SERVER, load);
+  log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request; one client: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms`);
+  const { loaded: express, sequential: expressSequential } = await driveFloor(EXPRESS_FLOOR_SERVER, load);
+  log(`  Express floor: ${express.requestsPerSecond} req/s, p50 ${express.p50Ms} ms, p99 ${express.p99Ms} ms, ${express.serverCpuUsPerRequest} µs server CPU per request; one client: p50 ${expressSequential.p50Ms} ms, p99 ${expressSequential.p99Ms} ms`);
   return {
     result,
     metrics: [
       { section: 'floor', name: 'bare node:http requests/s', value: result.requestsPerSecond, unit: 'req/s' },
       { section: 'floor', name: 'bare node:http p99', value: result.p99Ms, unit: 'ms' },
       { section: 'floor', name: 'bare node:http server CPU per request', value: result.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
+      { section: 'floor', name: 'bare node:http one sequential client p99', value: sequential.p99Ms, unit: 'ms' },
       { section: 'floor', name: 'Express alone requests/s', value: express.requestsPerSecond, unit: 'req/s' },
       { section: 'floor', name: 'Express alone server CPU per request', value: express.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
       { section: 'floor', name: 'Express alone / bare node:http throughput', value: round(express.requestsPerSecond / result.requestsPerSecond), unit: 'ratio' },
+      { section: 'floor', name: 'Express alone one sequential client p99', value: expressSequential.p99Ms, unit: 'ms' },
     ],
   };
 }
