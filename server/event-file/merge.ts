@@ -26,6 +26,7 @@ import {
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
 import { chunks } from '../../db/bulk';
+import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
@@ -103,6 +104,14 @@ export interface ImportOptions {
    * server's), so the checks take nothing from the writer the door uses. Default: the writer.
    */
   reader?: Conn;
+  /**
+   * How the file came (default 'push': an import, or a follower's push to this server; 'pull':
+   * what this server's follower fetched from its upstream). A merge that changes anything
+   * notes it in its own transaction (sync_arrivals), so the deltas that followers pull, and
+   * this laptop's own push upstream, reach back for the file's changes older than their
+   * cursors: check-ins carried in on a USB stick go on to the central server too.
+   */
+  arrival?: ArrivalVia;
 }
 
 // Records checked and staged together. A new event's rows are written in statements of up to
@@ -164,6 +173,8 @@ export class EventMerger {
   private readonly incomingUids = new Map(EVENT_TABLES.map((d) => [d.name, new Set<string>()]));
   private readonly skippedUids = new Set<string>();
   private groupId = 0;
+  /** The oldest `modified` among the merged file's records (its event record aside). */
+  private oldestIncoming: string | undefined;
   private readonly result: Omit<ImportResult, 'event_id' | 'event_created' | 'group_id' | 'group_created'> = {
     created: emptyCounts(),
     updated: emptyCounts(),
@@ -525,6 +536,8 @@ export class EventMerger {
     for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
     await this.dropReplacedChildren(trx);
     this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, [...this.checkinGuests], this.addedCheckins, this.now)));
+    const changed = [this.result.created, this.result.updated, this.result.deleted].some((counts) => Object.values(counts).some((n) => n > 0));
+    if (changed && this.oldestIncoming !== undefined) await recordArrival(trx, this.eventId, this.oldestIncoming, this.options.arrival ?? 'push');
   }
 
   /** Decides each staged record again against the row as it is now. */
@@ -533,6 +546,7 @@ export class EventMerger {
     const owned = OWNED.get(def.name);
     const fresh: Row[] = [];
     for (const record of records) {
+      if (this.oldestIncoming === undefined || (record.modified as string) < this.oldestIncoming) this.oldestIncoming = record.modified as string;
       const incoming = this.resolveRefs(def, record);
       if (!incoming) {
         this.skip(def, record.uid as string);

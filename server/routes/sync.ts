@@ -8,13 +8,13 @@ import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
 import { SyncChangesQuery, SyncCreate, SyncCreated, SyncStatus } from '../schemas/sync';
 import { envelopeSchema } from '../pagination';
-import { deleteSync, listSyncs, deltaStart, recordArrival, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
+import { deleteSync, listSyncs, deltaStart, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
 import { followEvent, syncOf, syncStatus } from '../sync';
-import { checkEventFile, mergeEventChanges, oldestChange, writeEventChanges } from '../sync/event-files';
+import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
 /**
@@ -137,15 +137,15 @@ export function syncRouter(deps: RouteDeps) {
         await spoolBody(req, file, EVENT_FILE_MAX_BYTES);
         const header = await checkEventFile(file);
         if (header.event.uid !== event.uid) throw new ValidationError({ detail: MSG.syncWrongEvent });
-        // Before the merge commits: a follower pulling meanwhile reaches back far enough next time.
-        const oldest = await oldestChange(file);
-        if (oldest) await recordArrival(deps.db, event.id, oldest, 'push');
         // A door key's follower brings what a door may do; anything else is listed, not applied.
+        // The merge notes the arrival in its own transaction: this server's followers, and its
+        // own push upstream, reach back for changes older than their cursors.
         const result = await mergeEventChanges(deps.db, file, {
           scope: caller.groups,
           groupId: event.group_id,
           reader: deps.readDb,
           allowSetupChanges: caller.role !== 'door',
+          arrival: 'push',
         });
         await recordDoubleAdmissions(deps.db, event.id, result.double_admissions);
         await recordConflicts(deps.db, event.id, result.conflicts);

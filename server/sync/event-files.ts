@@ -1,7 +1,8 @@
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
-import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, type EventFileHeader, type ImportResult } from '../event-file';
+import { exportEventToPath, importEventFile, verifyEventFile, type EventFileHeader, type ImportResult } from '../event-file';
 import type { GroupScope } from '../../db/repositories/groups';
+import type { ArrivalVia } from '../../db/repositories/sync';
 
 /**
  * The only place sync touches event files: what travels between a laptop and its upstream is
@@ -22,16 +23,18 @@ export function checkEventFile(file: string): Promise<EventFileHeader> {
 /**
  * Merges a verified file; a refusal leaves the database as it was. A new event goes into
  * `groupId`, or without it (an administrator) into the group the file carries. `reader`, a
- * second connection, takes the merge's lookups off the door's writer.
+ * second connection, takes the merge's lookups off the door's writer. `arrival`: which way
+ * the file came, noted with the merge (ImportOptions).
  */
 export function mergeEventChanges(
   db: Db,
   file: string,
-  options: { scope: GroupScope; groupId?: number; reader?: Db; allowSetupChanges?: boolean },
+  options: { scope: GroupScope; groupId?: number; reader?: Db; allowSetupChanges?: boolean; arrival: ArrivalVia },
 ): Promise<ImportResult> {
-  const { scope, groupId, reader, allowSetupChanges } = options;
+  const { scope, groupId, reader, allowSetupChanges, arrival } = options;
   return importEventFile(db, file, {
     scope,
+    arrival,
     ...(groupId === undefined ? {} : { groupId }),
     ...(reader ? { reader } : {}),
     ...(allowSetupChanges === undefined ? {} : { allowSetupChanges }),
@@ -41,15 +44,4 @@ export function mergeEventChanges(
 /** True when the file holds nothing but its event record: there is nothing to send or merge. */
 export function holdsNoChanges(counts: Record<string, number>): boolean {
   return Object.entries(counts).every(([table, n]) => table === 'events' || n === 0);
-}
-
-/** The oldest `modified` among the file's records (its event record aside), or null. */
-export async function oldestChange(file: string): Promise<string | null> {
-  let oldest: string | null = null;
-  for await (const { table, record } of readEventRecords(file)) {
-    if (table === 'events') continue;
-    const modified = (record as { modified?: unknown }).modified;
-    if (typeof modified === 'string' && (oldest === null || modified < oldest)) oldest = modified;
-  }
-  return oldest;
 }

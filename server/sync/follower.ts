@@ -8,14 +8,13 @@ import {
   markFailed,
   markPulled,
   markPushed,
-  recordArrival,
   recordConflicts,
   recordDoubleAdmissions,
   type SyncRow,
 } from '../../db/repositories/sync';
 import { nowIso } from '../../core/time';
 import { tempEventFile, type ImportResult } from '../event-file';
-import { checkEventFile, holdsNoChanges, mergeEventChanges, oldestChange, writeEventChanges } from './event-files';
+import { checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
 import { Upstream, UpstreamError } from './upstream';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
@@ -167,10 +166,8 @@ export class SyncFollower {
       const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file);
       const header = await checkEventFile(file);
       if (!holdsNoChanges(header.counts)) {
-        // Noted for whoever follows this laptop in turn: these changes may be older than their cursor.
-        const oldest = await oldestChange(file);
-        if (oldest) await recordArrival(this.db, event.id, oldest, 'pull');
-        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader }));
+        // Noted with the merge for whoever follows this laptop in turn: these changes may be older than their cursor.
+        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader, arrival: 'pull' }));
       }
       await markPulled(this.db, sync, cursor);
     });

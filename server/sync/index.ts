@@ -55,7 +55,7 @@ export async function followEvent(db: Db, request: FollowRequest, target: Follow
     }
     const header = await checkEventFile(file);
     if (await findSyncByEventUid(db, header.event.uid)) throw new ConflictError({ detail: MSG.syncAlreadyFollowed });
-    const result = await mergeEventChanges(db, file, { scope: target.scope, groupId: request.group_id ?? target.groupId });
+    const result = await mergeEventChanges(db, file, { scope: target.scope, groupId: request.group_id ?? target.groupId, arrival: 'pull' });
     await recordConflicts(db, result.event_id, result.conflicts);
     await recordDoubleAdmissions(db, result.event_id, result.double_admissions);
     const syncId = await insertSync(db, {

@@ -287,6 +287,37 @@ describe('A write on a following laptop', () => {
   });
 });
 
+describe('An event file imported on a following laptop', () => {
+  it('sends its check-ins on to the central, however long ago they were made', async () => {
+    const [central, laptop, other] = await Promise.all([TestServer.start(), TestServer.start(), TestServer.start()]);
+    try {
+      const upstream = await seedUpstream(central);
+      const group = await createGroup(laptop, { name: 'Side door' });
+      const follow = await laptop.post('/sync', { url: central.baseUrl, key: upstream.key, event_id: upstream.eventId, group_id: group });
+      assert.equal(follow.status, 201, JSON.stringify(follow.body));
+
+      // A laptop that never followed took the event as a file and scanned Bob an hour ago.
+      const whole = await fetch(`${central.baseUrl}/events/${upstream.eventId}/export`, { headers: { authorization: `Token ${central.adminToken}` } });
+      const imported = await other.request('POST', '/events/import', { rawBody: Buffer.from(await whole.arrayBuffer()), headers: GZIP });
+      assert.equal(imported.status, 201, JSON.stringify(imported.body));
+      const scan = await other.post(`/events/${imported.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'Back door' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      const anHourAgo = new Date(Date.now() - 3600_000).toISOString();
+      await other.db('checkins').where({ uid: scan.body.uid }).update({ modified: anHourAgo });
+      await other.db('guests').where({ id: scan.body.guest_id }).update({ modified: anHourAgo });
+
+      // Its file is carried to the following laptop and imported there (merged by uid).
+      const carried = await fetch(`${other.baseUrl}/events/${imported.body.event_id}/export`, { headers: { authorization: `Token ${other.adminToken}` } });
+      const merged = await laptop.request('POST', '/events/import', { rawBody: Buffer.from(await carried.arrayBuffer()), headers: GZIP });
+      assert.equal(merged.status, 200, JSON.stringify(merged.body));
+      assert.equal(merged.body.checkins_added, 1);
+      await eventually('the carried check-in upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 5000);
+    } finally {
+      await Promise.all([central.stop(), laptop.stop(), other.stop()]);
+    }
+  });
+});
+
 describe('POST /events/:event_id/sync/changes', () => {
   let central: TestServer;
   let upstream: { groupId: number; eventId: number; key: string };
