@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { createDb, migrateLatest } from '../../db/knex';
 import { TestServer } from '../helpers/server';
 import { createEvent, createGroup } from '../helpers/fixtures';
 import { runServe } from '../helpers/server-process';
+import { writeDamagedDatabase } from '../helpers/damaged-database';
 import { createTempFile, privateTempDir } from '../../server/temp-files';
 import { MSG } from '../../core/messages';
 
@@ -186,16 +186,7 @@ describe('data files and start-up checks', () => {
 
   it('npm run serve refuses a database with damaged pages', async () => {
     const file = path.join(dir, 'damaged.sqlite');
-    const db = createDb(file);
-    await migrateLatest(db);
-    for (let chunk = 0; chunk < 20; chunk++) {
-      await db('groups').insert(Array.from({ length: 100 }, (_, i) => ({ uid: `g-${chunk}-${i}`, name: `Group ${'x'.repeat(100)} ${chunk}-${i}`, created: 'x', modified: 'x' })));
-    }
-    await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
-    await db.destroy();
-    const fd = fs.openSync(file, 'r+');
-    fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, Math.floor(fs.statSync(file).size / 2 / 4096) * 4096);
-    fs.closeSync(fd);
+    await writeDamagedDatabase(file);
     const result = await runServe({ DOORLIST_DB: file, DOORLIST_PORT: '0' });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^Doorlist could not start: the database .* is damaged \(.+\); restore it from a backup, or move it aside to start with an empty one\.\n$/);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
 import pino from 'pino';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+import { writeDamagedDatabase } from '../helpers/damaged-database';
 
 // Every scrypt the server runs, counted: server/secrets.ts takes node:crypto's scrypt when it
 // is loaded, so the server's modules are loaded after this.
@@ -13,7 +14,6 @@ const scrypt = mock.method(crypto, 'scrypt');
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { startServer } = require('../../server/start') as typeof import('../../server/start');
 const { loadConfig } = require('../../server/config') as typeof import('../../server/config');
-const { createDb, migrateLatest } = require('../../db/knex') as typeof import('../../db/knex');
 const { MSG } = require('../../core/messages') as typeof import('../../core/messages');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -103,17 +103,7 @@ describe('start-up on a damaged database', { skip: TEST_PG ? 'SQLite files only'
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-startup-damaged-'));
     const file = path.join(dir, 'damaged.sqlite');
     try {
-      const db = createDb(file);
-      await migrateLatest(db);
-      for (let chunk = 0; chunk < 20; chunk++) {
-        await db('groups').insert(Array.from({ length: 100 }, (_, i) => ({ uid: `g-${chunk}-${i}`, name: `Group ${'x'.repeat(100)} ${chunk}-${i}`, created: 'x', modified: 'x' })));
-      }
-      await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
-      await db.destroy();
-      // Pages of the groups table, far from the migrations' and users' pages the start reads.
-      const fd = fs.openSync(file, 'r+');
-      fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, Math.floor(fs.statSync(file).size / 2 / 4096) * 4096);
-      fs.closeSync(fd);
+      await writeDamagedDatabase(file);
 
       const running = await start(file);
       try {

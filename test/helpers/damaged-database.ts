@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import { createDb, migrateLatest } from '../../db/knex';
+
+/**
+ * A migrated SQLite file with 2,000 groups, three of whose pages (in the middle of the file,
+ * far from the migrations' and users' pages a start reads) are then overwritten: a database
+ * that opens but fails SQLite's page check.
+ */
+export async function writeDamagedDatabase(file: string): Promise<void> {
+  const db = createDb(file);
+  await migrateLatest(db);
+  for (let chunk = 0; chunk < 20; chunk++) {
+    await db('groups').insert(Array.from({ length: 100 }, (_, i) => ({ uid: `g-${chunk}-${i}`, name: `Group ${'x'.repeat(100)} ${chunk}-${i}`, created: 'x', modified: 'x' })));
+  }
+  await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+  await db.destroy();
+  const fd = fs.openSync(file, 'r+');
+  fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, Math.floor(fs.statSync(file).size / 2 / 4096) * 4096);
+  fs.closeSync(fd);
+}
