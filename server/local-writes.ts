@@ -10,9 +10,7 @@ export class LocalWrites {
     for (const listener of this.listeners) listener(eventId);
   }
 
-  /** Returns the function that stops listening. */
-  onWrite(listener: (eventId: number) => void): () => void {
+  onWrite(listener: (eventId: number) => void): void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 }

@@ -71,9 +71,9 @@ export class SyncFollower {
    * tick, so another laptop sees a scan about a second sooner.
    */
   nudge(eventId: number): void {
-    // One read of the (small) syncs table per burst, on the read connection, whatever is followed.
     if (this.stopped) return;
     this.nudged.add(eventId);
+    // One read of the (small) syncs table per burst, on the read connection, whatever is followed.
     this.nudgeTimer ??= setTimeout(() => {
       this.nudgeTimer = undefined;
       const events = new Set(this.nudged);
