@@ -10,6 +10,7 @@ import * as eventImporting from './20261123040000_event_importing';
 import * as centralServer from './20261123050000_central_server';
 import * as sync from './20261123100000_sync';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
+import * as vacuumBusyTables from './20261126000000_vacuum_busy_tables';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -27,6 +28,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123050000_central_server': centralServer,
   '20261123100000_sync': sync,
   '20261123160000_roles_and_first_run': rolesAndFirstRun,
+  '20261126000000_vacuum_busy_tables': vacuumBusyTables,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
