@@ -122,8 +122,8 @@ const READ_CONNECTIONS = 2;
  * Read-only connections to the same file (after createDb has made it WAL): lists, stats and
  * exports run here, so a scan never waits for them, and each statement (or read transaction)
  * sees a snapshot of everything committed when it began. query_only makes a write here fail
- * rather than compete with the writer. On PostgreSQL every pooled connection reads a snapshot
- * of its own already: a pool of its own (where a read replica's URL would go).
+ * rather than compete with the writer. On PostgreSQL a pool of its own (where a read
+ * replica's URL would go). A read of several statements that must agree takes readSnapshot.
  */
 export function createReadDb(file: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(file)) return createDb(file, options);
@@ -133,6 +133,15 @@ export function createReadDb(file: string, options: DbOptions = {}): Db {
     useNullAsDefault: true,
     pool: { min: 0, max: READ_CONNECTIONS, afterCreate: pragmas(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
   });
+}
+
+/**
+ * A read whose statements see one snapshot (a page and its count, the stats' several counts,
+ * an export). Given a reader beside the writer, it holds up no write: SQLite's WAL and
+ * PostgreSQL's MVCC let writes go on while it reads.
+ */
+export function readSnapshot<T>(readDb: Db, read: (trx: Trx) => Promise<T>): Promise<T> {
+  return readDb.transaction(read, dialectOf(readDb).snapshotRead);
 }
 
 /**

@@ -8,6 +8,11 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The most bound parameters one statement may carry (bulk inserts size their batches by it). */
   readonly maxParams: number;
+  /**
+   * How a read transaction sees one snapshot across its statements. SQLite's does by itself
+   * (WAL); PostgreSQL's default, READ COMMITTED, takes a new snapshot for every statement.
+   */
+  readonly snapshotRead: Knex.TransactionConfig;
   /** Brings the schema up to date; processes starting together on one database take turns. */
   migrateLatest(db: Knex): Promise<void>;
   /**
@@ -54,6 +59,7 @@ const sqlite: Dialect = {
   name: 'sqlite',
   // SQLite binds at most 32766 parameters per statement.
   maxParams: 30_000,
+  snapshotRead: {},
   migrateLatest: async (db) => {
     await db.migrate.latest();
   },
@@ -76,6 +82,7 @@ const postgres: Dialect = {
   name: 'postgres',
   // The wire protocol counts parameters in 16 bits (65535).
   maxParams: 60_000,
+  snapshotRead: { isolationLevel: 'repeatable read', readOnly: true },
   async migrateLatest(db) {
     // On connections of their own: without the statement timeout (an index on millions of
     // guests takes longer), and under an advisory lock held by a transaction, so processes

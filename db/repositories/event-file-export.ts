@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { Conn, Db } from '../knex';
+import type { Conn } from '../knex';
 import { isSqlite, jsonObject, selectByValues } from '../bulk';
 import { dialectOf, type ColumnKind } from '../dialect';
 import type { EventRow } from './events';
@@ -25,16 +24,6 @@ export interface TableLayout {
 export type TableCounts = Record<string, number>;
 
 type Row = Record<string, unknown>;
-
-/**
- * Runs `work` on one consistent snapshot of `db`. Given a connection of its own (a reader
- * beside the writer), the snapshot holds up no writer: SQLite's WAL and PostgreSQL's MVCC
- * let writes go on while it reads.
- */
-export async function readSnapshot<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  if (isSqlite(db)) return db.transaction(work);
-  return db.transaction(work, { isolationLevel: 'repeatable read', readOnly: true });
-}
 
 /** The event's own rows, or those modified at or after `since` (a delta). */
 function eventRows(db: Conn, layout: TableLayout, eventId: number, since?: string) {

@@ -1,5 +1,6 @@
 import { listCheckins, recordScan, retryOnScanUidRace, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
 import { eventStats } from '../../db/repositories/stats';
+import { readSnapshot } from '../../db/knex';
 import { envelope, envelopeSchema, pageRequest } from '../pagination';
 import { resourceRouter, type RouteDeps } from '../route';
 import { scannerOf } from '../auth';
@@ -84,7 +85,7 @@ export function checkinsRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
       const filter = { guestId: query.guest_id, sessionId: query.session_id, includeUndone: query.include_undone };
       // One read transaction: the count and the page come from the same snapshot.
-      const { count, rows } = await deps.readDb.transaction((trx) => listCheckins(trx, event.id, filter, pageRequest(query)));
+      const { count, rows } = await readSnapshot(deps.readDb, (trx) => listCheckins(trx, event.id, filter, pageRequest(query)));
       return { status: 200, body: envelope(req, query, count, rows.map(toCheckin)) };
     },
   });
@@ -119,7 +120,7 @@ export function checkinsRouter(deps: RouteDeps) {
     // every answered write, and no scan waits for it.
     handler: async ({ params, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      return { status: 200, body: await deps.readDb.transaction((trx) => eventStats(trx, event.id)) };
+      return { status: 200, body: await readSnapshot(deps.readDb, (trx) => eventStats(trx, event.id)) };
     },
   });
 

@@ -1,4 +1,4 @@
-import type { Conn } from '../../db/knex';
+import { readSnapshot, type Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
 import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestWithAnswers, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
@@ -95,7 +95,7 @@ export function guestsRouter(deps: RouteDeps) {
       // On a read connection, count and page from one snapshot taken after start_time: the
       // door's writes never wait for a full sync, and a delta from start_time misses nothing.
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      const { count, results } = await deps.readDb.transaction((trx) =>
+      const { count, results } = await readSnapshot(deps.readDb, (trx) =>
         listGuests(trx, event.id, { onlyCheckins: query.only_checkins, search: query.search }, pageRequest(query)),
       );
       const rawTimestamp = req.query.timestamp;
