@@ -38,7 +38,7 @@ export async function benchCheckin(input: CheckinBenchInput, log: Log): Promise<
   log(`  one sequential scanner: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms (${sequential.requests} scans, all 201)`);
   log(
     `  check-in: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per scan ` +
-      `${result.serverMainThreadUsPerRequest === undefined ? '' : `(${result.serverMainThreadUsPerRequest} µs of it on the main thread, the rest SQLite's and V8's helper threads) `}` +
+      `${result.serverMainThreadUsPerRequest === undefined ? '' : `(${result.serverMainThreadUsPerRequest} µs of it on the main thread, the rest helper threads: SQLite's, libuv's and V8's; PostgreSQL's own CPU is not the server's) `}` +
       `(${result.requests} scans, all 201)`,
   );
   // Throughput and p99 on a shared machine say more about the neighbours than about the server.

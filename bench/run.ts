@@ -9,6 +9,8 @@
  * `info` writes a line per request.
  *
  *   npm run bench [-- --guests 100000 --only checkin,sync]
+ *   npm run bench -- --db postgres://... [--guests 1000000]          (a central server: bench/central.ts)
+ *   npm run bench -- --db postgres://... --only checkin,sync,...     (these sections on PostgreSQL)
  *   BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench   (profile the server)
  *
  * Sections are modules; add one by appending to SECTIONS.
@@ -110,8 +112,11 @@ const SECTIONS: Section[] = [
   },
   {
     name: 'sync',
-    run: (ctx) =>
-      benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log),
+    async run(ctx) {
+      const sync = await benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
+      ctx.scanned += sync.scanned;
+      return sync.metrics;
+    },
   },
   eventFilesSection,
   {
@@ -166,7 +171,9 @@ async function main(): Promise<void> {
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const log: Log = (line) => process.stdout.write(`${line}\n`);
   const serverEntry = () => (process.env.BENCH_SERVER === 'tsx' ? ['--import', 'tsx', 'server/serve.ts'] : [buildServer()]);
-  if (values.db && isPostgresUrl(values.db)) {
+  const postgres = values.db !== undefined && isPostgresUrl(values.db);
+  if (postgres && only && only.has('central') && only.size > 1) throw new Error('--only central runs alone: it seeds its own million guests');
+  if (values.db && postgres && (!only || only.has('central'))) {
     // A central Doorlist: its own seeding (many events) and figures, in results-postgres.json.
     const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
     const metrics = await benchCentral({ db: values.db, guests: Number(values.guests ?? 1_000_000), entry: [...flags, ...serverEntry()], log });
@@ -183,7 +190,8 @@ async function main(): Promise<void> {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-'));
-  // `--db FILE` seeds and serves that SQLite file instead of a temporary one.
+  // `--db FILE` seeds and serves that SQLite file instead of a temporary one; `--db
+  // postgres://... --only guest-create,sync,...` runs those sections on an (empty) PostgreSQL.
   const dbFile = values.db ?? path.join(dir, 'bench.sqlite');
   let server: ChildServer | undefined;
   try {
@@ -222,12 +230,18 @@ async function main(): Promise<void> {
     const results = {
       measured_at: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
-      load: { connections: CONNECTIONS, guests, server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'out/main/serve.js (npm run serve)', server_log_level: 'warn' },
+      load: {
+        connections: CONNECTIONS,
+        guests,
+        database: postgres ? 'PostgreSQL' : 'SQLite',
+        server: process.env.BENCH_SERVER === 'tsx' ? 'tsx server/serve.ts' : 'out/main/serve.js (npm run serve)',
+        server_log_level: 'warn',
+      },
       metrics,
     };
     // bench/results.json is the record of a whole run; a partial or smaller run goes beside it.
     const complete = !only && guests === 100_000 && !values.db;
-    const file = path.join(ROOT, 'bench', complete ? 'results.json' : 'results.partial.json');
+    const file = path.join(ROOT, 'bench', postgres ? 'results-postgres-sections.json' : complete ? 'results.json' : 'results.partial.json');
     fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     log(`\nWritten to ${path.relative(ROOT, file)}`);
   } finally {
