@@ -76,12 +76,6 @@ export async function selectByValues(
   return out;
 }
 
-/** A JSON object built by the database from `key, value` pairs: one string per row crosses the driver. */
-export function jsonObject(db: Conn, pairs: [string, string][]): string {
-  const fn = isSqlite(db) ? 'json_object' : 'json_build_object';
-  return `${fn}(${pairs.map(([key, expr]) => `'${key}', ${expr}`).join(', ')})`;
-}
-
 /**
  * A big import writes a hundred thousand random uids into unique indexes: with SQLite's
  * default 2 MB page cache that thrashes. The cache is raised to 64 MB while `work` runs

@@ -9,14 +9,20 @@ import { dialectOf } from './index';
  */
 
 /**
- * A JSON object of `key, expression` pairs, answered as compact text by either database.
- * PostgreSQL builds it with row_to_json over a one-row select: json_build_object looks up
- * every argument's type on every row, which made it about 1.6 times as slow for a page of
- * guests (bench/central.ts, full sync).
+ * A JSON object of `key, expression` pairs, as a JSON value another object can hold. PostgreSQL
+ * builds it with row_to_json over a one-row select: json_build_object looks up every
+ * argument's type on every row, which made it about 1.6 times as slow for a page of guests
+ * (bench/central.ts, full sync), and writes ` : ` between key and value where SQLite's
+ * json_object and JSON.stringify write `:`.
  */
-export function jsonObjectText(db: Knex | Knex.Transaction, pairs: [string, string][]): string {
+export function jsonObject(db: Knex | Knex.Transaction, pairs: [string, string][]): string {
   if (dialectOf(db).name === 'sqlite') return `json_object(${pairs.map(([key, expr]) => `'${key}', ${expr}`).join(', ')})`;
-  return `(select row_to_json(r) from (select ${pairs.map(([key, expr]) => `${expr} as "${key}"`).join(', ')}) as r)::text`;
+  return `(select row_to_json(r) from (select ${pairs.map(([key, expr]) => `${expr} as "${key}"`).join(', ')}) as r)`;
+}
+
+/** The same object as compact JSON text, the same bytes from either database. */
+export function jsonObjectText(db: Knex | Knex.Transaction, pairs: [string, string][]): string {
+  return dialectOf(db).name === 'sqlite' ? jsonObject(db, pairs) : `${jsonObject(db, pairs)}::text`;
 }
 
 /** A JSON true/false from an SQL condition. */

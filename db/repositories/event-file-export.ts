@@ -1,5 +1,6 @@
 import type { Conn } from '../knex';
-import { isSqlite, jsonObject, selectByValues } from '../bulk';
+import { selectByValues } from '../bulk';
+import { jsonObject, jsonObjectText } from '../dialect/json';
 import { dialectOf, type ColumnKind } from '../dialect';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
@@ -47,7 +48,7 @@ function linesByIds(db: Conn, layout: TableLayout, kinds: Record<string, ColumnK
   const dialect = dialectOf(db);
   const pairs: [string, string][] = ['uid', 'created', 'modified', ...layout.columns].map((c) => [c, dialect.jsonValue(`t.${c}`, kinds[c])]);
   const parents: [string, string][] = layout.refs.map((ref, i) => [ref.key, `p${i}.uid`]);
-  const line = db.raw(`${jsonObject(db, [['table', `'${layout.name}'`], ['record', jsonObject(db, [...pairs, ...parents])]])} as line`);
+  const line = db.raw(`${jsonObjectText(db, [['table', `'${layout.name}'`], ['record', jsonObject(db, [...pairs, ...parents])]])} as line`);
   return selectByValues(db, `${layout.name} as t`, 't.id', ids, (q) => {
     layout.refs.forEach((ref, i) => {
       q.leftJoin(`${ref.table} as p${i}`, `p${i}.id`, `t.${ref.column}`);
@@ -100,8 +101,7 @@ export async function* eventRecordPages(db: Conn, layouts: TableLayout[], ids: M
       const rows = await next;
       // The next page is read while this one is compressed and hashed.
       if (from + EXPORT_PAGE < total) next = page(layout, kinds, from + EXPORT_PAGE);
-      // PostgreSQL answers json values as objects; SQLite as text.
-      yield { table: layout.name, lines: rows.map((r) => (typeof r.line === 'string' ? r.line : JSON.stringify(r.line))) };
+      yield { table: layout.name, lines: rows.map((r) => r.line as string) };
     }
   }
 }
