@@ -3,16 +3,15 @@ import type { Conn, Db } from './knex';
 
 /**
  * Dialect bulk helpers: the one place where a bulk statement takes a different shape on
- * SQLite than elsewhere. Every shape is written through knex (no driver access); on
- * PostgreSQL (and any other client) the plain builder form is used.
+ * SQLite than on PostgreSQL. Every shape is written through knex (no driver access).
  */
 
 type Row = Record<string, unknown>;
 
-// PostgreSQL allows 65535 bound variables per statement, SQLite 32766.
-const MAX_VARIABLES = 30000;
-// Rows per JSON parameter on SQLite.
+// Rows per JSON parameter on SQLite, and on PostgreSQL (where a statement's rows are written
+// while the door's scans go on, so each stays short).
 const JSON_ROWS = 50000;
+const PG_JSON_ROWS = 5000;
 const IN_LIST = 500;
 
 export function isSqlite(db: Conn): boolean {
@@ -26,19 +25,24 @@ export function chunks<T>(items: T[], size: number): T[][] {
 }
 
 /**
- * Inserts many rows in few statements. On SQLite the rows travel as one JSON parameter that
- * SQLite unpacks itself (json_each): binding tens of thousands of values one by one costs
- * more than the insert. Answers `{id, uid}` per row when `returning`.
+ * Inserts many rows in few statements. The rows travel as one JSON parameter that the
+ * database unpacks itself: binding tens of thousands of values one by one (and knex building
+ * a statement with a placeholder for each) costs more than the insert. Answers `{id, uid}`
+ * per row when `returning`.
  */
 export async function insertRows(db: Conn, table: string, rows: Row[], returning: boolean): Promise<{ id: number; uid: string }[]> {
   if (rows.length === 0) return [];
   const columns = Object.keys(rows[0]);
   const out: { id: number; uid: string }[] = [];
   if (!isSqlite(db)) {
-    for (const part of chunks(rows, Math.floor(MAX_VARIABLES / columns.length))) {
-      const query = db(table).insert(part);
-      if (returning) out.push(...((await query.returning(['id', 'uid'])) as { id: number; uid: string }[]));
-      else await query;
+    // PostgreSQL fills the table's own row type from each JSON object (json_populate_recordset),
+    // so every value is converted by the column's type as if bound; a column no row names
+    // keeps its default, as SQLite's path below.
+    const list = columns.map(() => '??').join(', ');
+    const sql = `insert into ?? (${list}) select ${list} from json_populate_recordset(null::??, ?::json)${returning ? ' returning id, uid' : ''}`;
+    for (const part of chunks(rows, PG_JSON_ROWS)) {
+      const result = await db.raw(sql, [table, ...columns, ...columns, table, JSON.stringify(part)]);
+      if (returning) out.push(...(result.rows as { id: number; uid: string }[]));
     }
     return out;
   }
