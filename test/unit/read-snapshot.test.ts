@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createDb, createReadDb, migrateLatest, readSnapshot, type Db } from '../../db/knex';
+import { createDb, createReadDb, migrateLatest, readSnapshot, type Conn, type Db } from '../../db/knex';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
 // A guest page and its count, or the stats' several counts, must agree with each other even
@@ -18,7 +18,7 @@ describe(`readSnapshot (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
   const addEvent = async (name: string) => {
     await db('events').insert(record({ group_id: groupId, name, starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' }));
   };
-  const countEvents = async (conn: Db | Parameters<Parameters<typeof readSnapshot>[1]>[0]) => Number((await conn('events').count({ n: '*' }))[0].n);
+  const countEvents = async (conn: Conn) => Number((await conn('events').count({ n: '*' }))[0].n);
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-snapshot-'));
