@@ -3,6 +3,22 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/**
+ * An instant in its stored form, `YYYY-MM-DDThh:mm:ss.sssZ` (what nowIso writes and PostgreSQL
+ * reads back), from the API's Datetime (UTC, no zone) or an ISO text with a zone; null when it
+ * names no real time. One stored form on both databases keeps instants comparable as text and
+ * event files byte for byte the same whichever database wrote them.
+ */
+export function storedInstant(value: string): string | null {
+  const iso = value.replace(' ', 'T');
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(iso);
+  const date = new Date(zoned ? iso : `${iso}Z`);
+  if (Number.isNaN(date.getTime())) return null;
+  const text = date.toISOString();
+  // Date rolls 30 February over into March; without a zone the day and minute must stay.
+  return zoned || text.startsWith(iso.slice(0, 16)) ? text : null;
+}
+
 /** The API's Datetime form: `YYYY-MM-DDThh:mm:ss`, no zone, no fractions. */
 export function toApiDatetime(value: string | null | undefined): string | null {
   if (value == null) return null;

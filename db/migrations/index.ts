@@ -11,6 +11,7 @@ import * as centralServer from './20261123050000_central_server';
 import * as sync from './20261123100000_sync';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
 import * as vacuumBusyTables from './20261126000000_vacuum_busy_tables';
+import * as scanTimesAsInstants from './20261126100000_scan_times_as_instants';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -29,6 +30,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123100000_sync': sync,
   '20261123160000_roles_and_first_run': rolesAndFirstRun,
   '20261126000000_vacuum_busy_tables': vacuumBusyTables,
+  '20261126100000_scan_times_as_instants': scanTimesAsInstants,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { nowIso, toApiDatetime } from '../../core/time';
+import { nowIso, storedInstant, toApiDatetime } from '../../core/time';
 import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
 import { NotFoundError } from '../../core/errors';
 import { eventInScope, visibleEvents } from './events';
@@ -264,7 +264,7 @@ async function decide(trx: Trx, eventId: number, input: ScanInput, now: string):
   }
   const guest = await findScanGuest(trx, eventId, input);
   if (!guest) return refusal(SCAN_STATUS.notFound);
-  const scannedAt = input.scannedAt ?? (toApiDatetime(now) as string);
+  const scannedAt = scanInstant(input, now);
   if (session) {
     const { refusal: turnedAway, inSince } = await passSessionDoor(trx, eventId, input, guest, session);
     if (turnedAway) return refused(trx, eventId, turnedAway, guest, session.id, inSince);
@@ -285,6 +285,11 @@ async function decide(trx: Trx, eventId: number, input: ScanInput, now: string):
   };
   const [{ id }] = await trx('checkins').insert({ ...row, scanned_by: input.scannedBy ?? null }).returning('id');
   return accepted({ ...row, id }, guest);
+}
+
+/** When a scan happened, stored as an instant: the Datetime its station sent (validated), or now to the second. */
+function scanInstant(input: ScanInput, now: string): string {
+  return storedInstant(input.scannedAt ?? (toApiDatetime(now) as string)) as string;
 }
 
 /** A uid this event has seen: its remembered answer, or the check-in an event file brought with it. */
@@ -482,7 +487,7 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
       answers[index] = refusal(rule, guest);
       return;
     }
-    const scannedAt = input.scannedAt ?? (toApiDatetime(now) as string);
+    const scannedAt = scanInstant(input, now);
     found.checked_in_at = input.direction === 'in' ? scannedAt : null;
     if (input.direction === 'in') admittedHere.set(guest.id, input.station ?? null);
     else admittedHere.delete(guest.id);

@@ -1,4 +1,5 @@
 import { z } from '../schemas/zod';
+import { storedInstant } from '../../core/time';
 import type { TableLayout } from '../../db/repositories/event-file-export';
 
 /**
@@ -19,6 +20,9 @@ const bool = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) =>
 const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const time = z.string().regex(DATETIME);
 const ntime = time.nullable();
+// What a scan records is an instant, kept in one stored form whichever database wrote the file.
+const instant = time.refine((v) => storedInstant(v) !== null, 'Not a real time.').transform((v) => storedInstant(v) as string);
+const ninstant = instant.nullable();
 
 export interface TableDef extends Omit<TableLayout, 'columns'> {
   /** Data columns copied as they are (no ids, no uid/created/modified), with their checks. */
@@ -76,7 +80,7 @@ export const EVENT_TABLES: TableDef[] = [
     columns: {
       first_name: text(255), last_name: text(255), email: text(254), prefix: ntext(64), suffix: ntext(64), phone: ntext(64),
       cell_phone: ntext(64), company: ntext(255), job_title: ntext(255), work_phone: ntext(64), blog: ntext(255), website: ntext(255),
-      barcode: text(128).min(1), nfc_tag: ntext(128), objstatus: int, selfie: text(512), source: text(32), checked_in_at: ntime,
+      barcode: text(128).min(1), nfc_tag: ntext(128), objstatus: int, selfie: text(512), source: text(32), checked_in_at: ninstant,
     },
     derived: ['checked_in_at'],
   },
@@ -114,7 +118,7 @@ export const EVENT_TABLES: TableDef[] = [
       { column: 'guest_id', table: 'guests', key: 'guest_uid' },
       { column: 'session_id', table: 'sessions', key: 'session_uid', nullable: true },
     ],
-    columns: { direction: z.enum(['in', 'out']), scanned_at: time, station: ntext(128), undone_at: ntime },
+    columns: { direction: z.enum(['in', 'out']), scanned_at: instant, station: ntext(128), undone_at: ninstant },
   },
   {
     name: 'promotion_codes',

@@ -208,6 +208,22 @@ describe('POST /events/import', () => {
     assert.deepEqual(await tableCounts(target), before);
   });
 
+  it('stores scan times written another way as the instants they name, as this laptop writes them', async () => {
+    const rewritten = repack(linesOf(file), (lines) => {
+      for (const line of lines) if (line.table === 'checkins') line.record.scanned_at = line.record.scanned_at.replace('T', ' ').replace('Z', '+00:00');
+    });
+    const fresh = await TestServer.start();
+    try {
+      const res = await importFile(fresh, rewritten);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const times = async (server: TestServer) => server.db('checkins').orderBy('uid').pluck('scanned_at');
+      assert.deepEqual(await times(fresh), await times(source));
+      assert.match((await times(fresh))[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('answers 404 when the file\'s event exists here out of the caller\'s scope', async () => {
     const stranger = await createGroup(target, { name: 'Stranger' });
     const key = await createApiKey(target, stranger);

@@ -9,6 +9,7 @@ import { TEST_PG } from '../helpers/database';
 import { createEvent, createGroup } from '../helpers/fixtures';
 import { download, importFile, rec, stamp } from '../helpers/event-files';
 import { TestServer } from '../helpers/server';
+import { scan } from '../helpers/checkins';
 
 const skip = TEST_PG ? false : 'a SQLite laptop beside a PostgreSQL server needs PostgreSQL (DOORLIST_TEST_PG)';
 
@@ -106,6 +107,9 @@ describe('an event carried from a SQLite laptop to the PostgreSQL server and bac
     assert.equal(central.db.client.dialect, 'postgresql');
     const eventId = await createEvent(laptop, await createGroup(laptop), { name: 'Travelling Night' });
     await seedVaried(laptop, eventId);
+    // Scans through the API, as a door makes them: the time the station sent and the laptop's own.
+    assert.equal((await scan(laptop, eventId, { barcode: 'BC-2', station: 'door-2', scanned_at: '2026-12-01T18:02' })).status, 201);
+    assert.equal((await scan(laptop, eventId, { barcode: 'BC-3', station: 'door-2' })).status, 201);
     const fromLaptop = await download(laptop, eventId);
     // Another event already on the server and on the other laptop: the travelling one gets other ids there.
     for (const server of [central, other]) await seedVaried(server, await createEvent(server, await createGroup(server), { name: 'Already here' }));
@@ -118,12 +122,25 @@ describe('an event carried from a SQLite laptop to the PostgreSQL server and bac
     const onOther = await importFile(other, fromCentral);
     assert.equal(onOther.status, 201, JSON.stringify(onOther.body));
     assert.equal(contentOf(await download(other, onOther.body.event_id)), contentOf(fromLaptop));
+    assert.match(zlib.gunzipSync(fromLaptop).toString('utf8'), /"scanned_at":"2026-12-01T18:02:00\.000Z"/);
 
     const csv = await guestsCsv(laptop, eventId);
     for (const [server, id] of [[central, onCentral.body.event_id], [other, onOther.body.event_id]] as const) {
       const moved = await guestsCsv(server, id);
       assert.notDeepEqual(moved.ids, csv.ids);
       assert.deepEqual(moved.cells, csv.cells);
+    }
+
+    // A scan made on the server travels to a fresh laptop and comes out in the same bytes.
+    assert.equal((await scan(central, onCentral.body.event_id, { barcode: 'BC-1', direction: 'out', station: 'exit' })).status, 201);
+    const scannedOnCentral = await download(central, onCentral.body.event_id);
+    const third = await TestServer.start({ db: path.join(dir, 'third-laptop.sqlite') });
+    try {
+      const back = await importFile(third, scannedOnCentral);
+      assert.equal(back.status, 201, JSON.stringify(back.body));
+      assert.equal(contentOf(await download(third, back.body.event_id)), contentOf(scannedOnCentral));
+    } finally {
+      await third.stop();
     }
   });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
 import { createTestDatabase, TEST_PG } from '../helpers/database';
+import { rec } from '../helpers/event-files';
 
 describe('migrations', () => {
   it('run latest, rollback and latest again on a fresh file', async () => {
@@ -38,6 +39,34 @@ describe('migrations', () => {
       const names = indexes.map((i: { name: string }) => i.name);
       assert.ok(names.includes('guests_event_barcode_unique'));
       assert.ok(names.includes('guests_event_nfc_tag_unique'));
+    } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stores scan times a SQLite laptop kept in the API form as instants, as PostgreSQL does', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-scan-times-'));
+    const db = createDb(path.join(dir, 'db.sqlite'));
+    try {
+      await db.migrate.latest();
+      await db.migrate.down();
+      const [group] = await db('groups').insert(rec({ name: 'Acme' })).returning('id');
+      const [event] = await db('events').insert(rec({ group_id: group.id, name: 'Night', starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' })).returning('id');
+      const [type] = await db('registration_types').insert(rec({ event_id: event.id, name: 'Ticket', description: '' })).returning('id');
+      const guest = (barcode: string, checkedInAt: string | null) => rec({ event_id: event.id, registration_type_id: type.id, first_name: 'A', last_name: 'B', email: 'a@b.test', barcode, checked_in_at: checkedInAt });
+      const [inside, outside] = await db('guests').insert([guest('BC-1', '2026-12-01T18:02:07'), guest('BC-2', null)]).returning('id');
+      await db('checkins').insert([
+        rec({ event_id: event.id, guest_id: inside.id, direction: 'in', scanned_at: '2026-12-01T18:02:07' }),
+        rec({ event_id: event.id, guest_id: outside.id, direction: 'in', scanned_at: '2026-12-01 18:01:00' }),
+        rec({ event_id: event.id, guest_id: outside.id, direction: 'out', scanned_at: '2026-12-01T18:05:00.250Z' }),
+      ]);
+
+      await db.migrate.latest();
+      assert.deepEqual(await db('checkins').orderBy('id').pluck('scanned_at'), ['2026-12-01T18:02:07.000Z', '2026-12-01T18:01:00.000Z', '2026-12-01T18:05:00.250Z']);
+      assert.deepEqual(await db('guests').orderBy('id').pluck('checked_in_at'), ['2026-12-01T18:02:07.000Z', null]);
+      await db.migrate.down();
+      assert.deepEqual(await db('checkins').orderBy('id').pluck('scanned_at'), ['2026-12-01T18:02:07', '2026-12-01T18:01:00', '2026-12-01T18:05:00']);
     } finally {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
