@@ -12,6 +12,7 @@ import * as sync from './20261123100000_sync';
 import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
 import * as vacuumBusyTables from './20261126000000_vacuum_busy_tables';
 import * as scanTimesAsInstants from './20261126100000_scan_times_as_instants';
+import * as eventGuestCounts from './20261126110000_event_guest_counts';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -31,6 +32,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123160000_roles_and_first_run': rolesAndFirstRun,
   '20261126000000_vacuum_busy_tables': vacuumBusyTables,
   '20261126100000_scan_times_as_instants': scanTimesAsInstants,
+  '20261126110000_event_guest_counts': eventGuestCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

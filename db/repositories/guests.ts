@@ -308,13 +308,15 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
   const base = db<GuestRow>('guests').where('event_id', eventId);
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
   if (filter.onlyCheckins) base.whereNotNull('checked_in_at');
-  for (const word of searchWords(filter.search ?? '')) {
+  const words = searchWords(filter.search ?? '');
+  for (const word of words) {
     base.whereIn(
       'id',
       db('guest_search_terms').distinct('guest_id').where('event_id', eventId).andWhere('term', '>=', word).andWhere('term', '<', word + TOP),
     );
   }
-  const [{ count }] = await base.clone().count({ count: '*' });
+  const whole = !page.modifiedSince && !filter.onlyCheckins && words.length === 0;
+  const count = whole && dialectOf(db).keepsGuestCounts ? await keptGuestCount(db, eventId) : Number((await base.clone().count({ count: '*' }))[0].count);
   const pageIds = base.clone().select('id').orderBy('id').limit(page.limit).offset(page.offset);
   const rows = (await db('guests as g')
     .whereIn('g.id', pageIds)
@@ -328,7 +330,14 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
     if (!r.json.endsWith(EMPTY_TAIL)) throw new Error('guest JSON must end with its empty custom_questions');
     return `${r.json.slice(0, -EMPTY_TAIL.length)}${JSON.stringify(own)}}`;
   });
-  return { count: Number(count), results };
+  return { count, results };
+}
+
+/** The event's number of guests as the triggers of migration 20261126110000 keep it. */
+async function keptGuestCount(db: Conn, eventId: number): Promise<number> {
+  const row = await db('event_guest_counts').where({ event_id: eventId }).first('guests');
+  if (!row) throw new Error(`event ${eventId} has no kept guest count`);
+  return Number(row.guests);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -49,8 +49,9 @@ describe('migrations', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-scan-times-'));
     const db = createDb(path.join(dir, 'db.sqlite'));
     try {
+      const migration = { name: '20261126100000_scan_times_as_instants' };
       await db.migrate.latest();
-      await db.migrate.down();
+      await db.migrate.down(migration);
       const [group] = await db('groups').insert(rec({ name: 'Acme' })).returning('id');
       const [event] = await db('events').insert(rec({ group_id: group.id, name: 'Night', starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' })).returning('id');
       const [type] = await db('registration_types').insert(rec({ event_id: event.id, name: 'Ticket', description: '' })).returning('id');
@@ -65,7 +66,7 @@ describe('migrations', () => {
       await db.migrate.latest();
       assert.deepEqual(await db('checkins').orderBy('id').pluck('scanned_at'), ['2026-12-01T18:02:07.000Z', '2026-12-01T18:01:00.000Z', '2026-12-01T18:05:00.250Z']);
       assert.deepEqual(await db('guests').orderBy('id').pluck('checked_in_at'), ['2026-12-01T18:02:07.000Z', null]);
-      await db.migrate.down();
+      await db.migrate.down(migration);
       assert.deepEqual(await db('checkins').orderBy('id').pluck('scanned_at'), ['2026-12-01T18:02:07', '2026-12-01T18:01:00', '2026-12-01T18:05:00']);
     } finally {
       await db.destroy();
