@@ -113,7 +113,7 @@ const SECTIONS: Section[] = [
   {
     name: 'sync',
     async run(ctx) {
-      const sync = await benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
+      const sync = await benchSync({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs, serverMainThreadCpuMs: ctx.server.mainThreadCpuMs }, ctx.log);
       ctx.scanned += sync.scanned;
       return sync.metrics;
     },

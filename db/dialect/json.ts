@@ -25,9 +25,9 @@ export function jsonObjectText(db: Knex | Knex.Transaction, pairs: [string, stri
   return dialectOf(db).name === 'sqlite' ? jsonObject(db, pairs) : `${jsonObject(db, pairs)}::text`;
 }
 
-/** A JSON true/false from an SQL condition. */
+/** A JSON true/false from an SQL condition (SQLite parses each constant json() once a statement, not once a row). */
 export function jsonBool(db: Knex | Knex.Transaction, condition: string): string {
-  return dialectOf(db).name === 'sqlite' ? `json(case when ${condition} then 'true' else 'false' end)` : `(${condition})`;
+  return dialectOf(db).name === 'sqlite' ? `case when ${condition} then json('true') else json('false') end` : `(${condition})`;
 }
 
 /** A boolean column as JSON true/false (SQLite keeps 0/1, PostgreSQL a boolean). */
