@@ -3,11 +3,26 @@
  * guest edit): the sync follower then pushes it at once instead of at its next tick. A hint
  * only: the follower's timer still carries every change, the command line's included.
  */
+const DOOR_ACTIVE_MS = 10_000;
+
 export class LocalWrites {
   private readonly listeners = new Set<(eventId: number) => void>();
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   noteWrite(eventId: number): void {
+    this.lastWriteAt = this.now();
     for (const listener of this.listeners) listener(eventId);
+  }
+
+  /**
+   * Whether a request wrote to an event here in the last ten seconds: a door at work, whose
+   * scans an import must not keep waiting (ImportOptions.doorActive). Requests to this
+   * process only: another server process on the same SQLite file is not seen.
+   */
+  doorActive(): boolean {
+    return this.now() - this.lastWriteAt < DOOR_ACTIVE_MS;
   }
 
   onWrite(listener: (eventId: number) => void): void {

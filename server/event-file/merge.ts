@@ -100,6 +100,13 @@ export interface ImportOptions {
    */
   allowSetupChanges?: boolean;
   /**
+   * Whether a door is writing to this database now (LocalWrites.doorActive). A new event's rows
+   * go in short transactions, so a scan never waits long behind one, unless this answers false:
+   * then a batch's rows go in one, and the import takes about two thirds of the time.
+   * Default: a door may be at work.
+   */
+  doorActive?: () => boolean;
+  /**
    * Where a merge reads while it checks (a read connection of the same database, e.g. the
    * server's), so the checks take nothing from the writer the door uses. Default: the writer.
    */
@@ -117,10 +124,12 @@ export interface ImportOptions {
 // Records checked and staged together. A new event's rows are written in statements of up to
 // WRITE_ROWS rows, each its own transaction (no one sees them yet), so a scan waits at most for
 // one of them. Per statement is what an import pays for (a 100k-guest file: 100 rows a
-// statement 12 s of CPU, 250 rows 10.7 s, 1,000 rows 8.9 s), and what a scan waits behind:
-// at 1,000 rows (and their ten thousand search terms) the door's p99 during an import was
-// 470 ms on the bench's loaded 2-core machine, so 250. A batch of long records ends sooner,
-// so what is held in memory stays small.
+// statement 12 s of CPU, 250 rows 10.7 s, a whole batch 6.8 s: each commit writes every index
+// page it touched again), and what a scan waits behind: at 1,000 rows (and their ten thousand
+// search terms) the door's p99 during an import was 470 ms on the bench's loaded 2-core
+// machine, so 250 while a door is at work, and the whole batch while none is
+// (ImportOptions.doorActive). A batch of long records ends sooner, so what is held in memory
+// stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
 // Uids per lookup of a merge.
@@ -341,7 +350,8 @@ export class EventMerger {
       if (row) rows.push(row);
       else this.skip(def, record.uid as string);
     }
-    for (const part of chunks(rows, WRITE_ROWS)) await this.insertFresh(this.db, def, part);
+    const perStatement = this.options.doorActive?.() === false ? rows.length : WRITE_ROWS;
+    for (const part of chunks(rows, perStatement)) await this.insertFresh(this.db, def, part);
   }
 
   /**

@@ -89,6 +89,7 @@ export function eventFilesRouter(deps: RouteDeps) {
           // A door may bring check-ins, undos and new guests; anything else is listed, not applied.
           allowSetupChanges: caller.role !== 'door',
           reader: deps.readDb,
+          doorActive: () => deps.localWrites.doorActive(),
         });
         return { status: result.event_created ? 201 : 200, body: result };
       } finally {
