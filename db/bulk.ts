@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Conn, Db } from './knex';
+import { dialectOf } from './dialect';
 
 /**
  * Dialect bulk helpers: the one place where a bulk statement takes a different shape on
@@ -8,15 +9,13 @@ import type { Conn, Db } from './knex';
 
 type Row = Record<string, unknown>;
 
+const isSqlite = (db: Conn) => dialectOf(db).name === 'sqlite';
+
 // Rows per JSON parameter on SQLite, and on PostgreSQL (where a statement's rows are written
 // while the door's scans go on, so each stays short).
 const JSON_ROWS = 50000;
 const PG_JSON_ROWS = 5000;
 const IN_LIST = 500;
-
-export function isSqlite(db: Conn): boolean {
-  return (db as unknown as { client: { config: { client: unknown } } }).client.config.client === 'sqlite3';
-}
 
 export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
