@@ -1,10 +1,10 @@
+const DOOR_ACTIVE_MS = 10_000;
+
 /**
  * Tells whoever listens that a request changed an event here (a scan, an undo, a walk-in, a
  * guest edit): the sync follower then pushes it at once instead of at its next tick. A hint
  * only: the follower's timer still carries every change, the command line's included.
  */
-const DOOR_ACTIVE_MS = 10_000;
-
 export class LocalWrites {
   private readonly listeners = new Set<(eventId: number) => void>();
   private lastWriteAt = Number.NEGATIVE_INFINITY;

@@ -21,7 +21,11 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\
 const time = z.string().regex(DATETIME);
 const ntime = time.nullable();
 // What a scan records is an instant, kept in one stored form whichever database wrote the file.
-const instant = time.refine((v) => storedInstant(v) !== null, 'Not a real time.').transform((v) => storedInstant(v) as string);
+const instant = time.transform((v, ctx) => {
+  const stored = storedInstant(v);
+  if (stored === null) ctx.addIssue({ code: 'custom', message: 'Not a real time.' });
+  return stored ?? z.NEVER;
+});
 const ninstant = instant.nullable();
 
 export interface TableDef extends Omit<TableLayout, 'columns'> {
