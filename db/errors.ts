@@ -60,6 +60,22 @@ export function classifyDbError(err: unknown): DbFailure | undefined {
   return undefined;
 }
 
+// SQLSTATEs of a connection PostgreSQL ended under us: terminated by an administrator or a
+// crash, or the link failed (class 08 is the connection's own failures).
+const LOST_STATES = new Set(['57P01', '57P02']);
+
+/**
+ * True when the statement failed because its connection had died, not because the database
+ * cannot be reached: a new connection may well answer it. A connection PostgreSQL dropped
+ * while it sat in the pool can be handed out before its end has been read.
+ */
+export function isLostConnection(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  if (lostConnectionErrors.has(err)) return true;
+  const code = (err as DriverError).code;
+  return typeof code === 'string' && (LOST_STATES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === '08006' || code === '08003');
+}
+
 function classifySqlite(code: string, message: string): DbFailure | undefined {
   // node-sqlite3 reports the primary result code; a unique failure says which columns.
   if (code === 'SQLITE_CONSTRAINT') {

@@ -115,6 +115,11 @@ function checkpointBeside(db: Db, file: string): void {
   };
 }
 
+/** How many connections the database's pool may hold. */
+export function poolSize(db: Db): number {
+  return (db.client.config as Knex.Config).pool?.max ?? 1;
+}
+
 // Two: a long export and the door screens' stats polls do not queue behind each other.
 const READ_CONNECTIONS = 2;
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { Db } from '../db/knex';
+import { poolSize, type Db } from '../db/knex';
 import type { Config } from './config';
 import type { Authenticator, Caller } from './auth';
 import type { Mailer } from './mailer';
@@ -10,6 +10,7 @@ import { authorize, type Access, type ScopeParams } from './scope';
 import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
 import type { LocalWrites } from './local-writes';
 import { MSG } from '../core/messages';
+import { isLostConnection } from '../db/errors';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
@@ -136,6 +137,7 @@ function hasUndecodableText(value: unknown): boolean {
 
 // A body the parsers refused, kept for route() to answer once the caller is known.
 const BODY_ERROR = Symbol('bodyError');
+
 type ParsedRequest = Request & { [BODY_ERROR]?: unknown };
 
 /**
@@ -200,6 +202,8 @@ function bodyFieldsAsQuery(def: { body?: ZodType; bodyAlsoFromQuery?: boolean })
  */
 export function resourceRouter(deps: RouteDeps) {
   const router = Router();
+  // Every pooled connection may be one PostgreSQL dropped at once; each try retires one.
+  const lostConnectionAttempts = poolSize(deps.db) + poolSize(deps.readDb) + 1;
 
   function route<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
     def: RouteDefinition<P, Q, B>,
@@ -227,6 +231,18 @@ export function resourceRouter(deps: RouteDeps) {
     }
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await answer(req, res);
+        } catch (err) {
+          // A read that met a connection PostgreSQL had dropped is asked again on another (the
+          // pool retires each dead one as it shows): the caller gets its answer, not a 503.
+          if (def.method !== 'get' || res.headersSent || attempt >= lostConnectionAttempts || !isLostConnection(err)) throw err;
+        }
+      }
+    });
+
+    async function answer(req: Request, res: Response): Promise<void> {
       const caller = def.public ? (undefined as unknown as Caller) : await deps.auth.authenticate(req);
       let params: unknown;
       if (def.params) {
@@ -257,7 +273,7 @@ export function resourceRouter(deps: RouteDeps) {
       res.status(reply.status);
       if (reply.body === undefined) res.end();
       else res.json(reply.body);
-    });
+    }
   }
 
   return { router, route };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
-import { classifyDbError, isIntegrityViolation, isUniqueViolation, uniqueKey } from '../../db/errors';
+import { classifyDbError, isIntegrityViolation, isLostConnection, markConnectionLost, isUniqueViolation, uniqueKey } from '../../db/errors';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
 /** The error a statement fails with. */
@@ -68,5 +68,16 @@ describe(`database errors classified by constraint (${TEST_PG ? 'PostgreSQL' : '
   it('leaves errors that are not the database refusing a row unclassified', () => {
     assert.equal(classifyDbError(new Error('something else')), undefined);
     assert.equal(classifyDbError(undefined), undefined);
+  });
+
+  it('tells a connection that died from a database that cannot be reached', () => {
+    const died = new Error('Connection terminated unexpectedly');
+    markConnectionLost(died);
+    assert.ok(isLostConnection(died));
+    assert.ok(isLostConnection(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
+    assert.ok(isLostConnection(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })));
+    // Down, renamed away or refusing us: a new connection would fail the same way.
+    for (const code of ['ECONNREFUSED', '3D000', '57P03', '28P01', 'SQLITE_BUSY']) assert.equal(isLostConnection(Object.assign(new Error(code), { code })), false, code);
+    assert.equal(isLostConnection(new Error('Connection terminated unexpectedly')), false);
   });
 });
