@@ -3,6 +3,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 import { dialectOf } from './dialect';
+import { keepStatementsPrepared, type SqliteConnection } from './sqlite-statements';
 import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
@@ -13,11 +14,15 @@ export type Conn = Knex | Knex.Transaction;
 /** knex's own record of the migrations run (its default name). */
 const MIGRATIONS_TABLE = 'knex_migrations';
 
-type RawSqlite = { exec(sql: string, cb: (err: Error | null) => void): void };
+type RawSqlite = SqliteConnection & { exec(sql: string, cb: (err: Error | null) => void): void };
 
-/** Runs the connection's pragmas before knex hands it out. */
+/** Runs the connection's pragmas before knex hands it out, and keeps its statements prepared. */
 function pragmas(sql: string) {
-  return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) => conn.exec(sql, (err) => done(err, conn));
+  return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) =>
+    conn.exec(sql, (err) => {
+      if (!err) keepStatementsPrepared(conn);
+      done(err, conn);
+    });
 }
 
 // How long a statement waits for another process's write lock before SQLITE_BUSY. Writes are
