@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../db/knex';
+import { writeTransaction } from '../db/write-transaction';
 
 /** What `decide` answers for an item it leaves to the item's own transaction, after the batch commits. */
 export const ALONE = Symbol('alone');
@@ -31,7 +32,7 @@ export function groupCommit<In, Out>(db: Db, decide: (trx: Trx, items: In[]) => 
   async function runBatch(batch: Waiting<In, Out>[]): Promise<void> {
     let answers: Decision<Out>[];
     try {
-      answers = await db.transaction((trx) => decide(trx, batch.map((w) => w.item)));
+      answers = await writeTransaction(db, (trx) => decide(trx, batch.map((w) => w.item)));
     } catch {
       answers = batch.map(() => ALONE);
     }

@@ -14,6 +14,12 @@ export interface Dialect {
    */
   readonly snapshotRead: Knex.TransactionConfig;
   /**
+   * How a write transaction begins. SQLite's takes the write lock at once (IMMEDIATE), so it
+   * waits for another process's write under busy_timeout; a plain BEGIN reads first and its
+   * first write then fails at once (SQLITE_BUSY) whenever another process has written since.
+   */
+  readonly beginWrite: string;
+  /**
    * Whether triggers keep each event's number of guests in `event_guest_counts`. On SQLite a
    * count walks every index entry of the event (4 ms at 100,000 guests, on every page of a
    * sync); its one writer makes a kept count free. On PostgreSQL one counter row per event
@@ -68,6 +74,7 @@ const sqlite: Dialect = {
   // SQLite binds at most 32766 parameters per statement.
   maxParams: 30_000,
   snapshotRead: {},
+  beginWrite: 'BEGIN IMMEDIATE',
   keepsGuestCounts: true,
   migrateLatest: async (db) => {
     await db.migrate.latest();
@@ -92,6 +99,7 @@ const postgres: Dialect = {
   // The wire protocol counts parameters in 16 bits (65535).
   maxParams: 60_000,
   snapshotRead: { isolationLevel: 'repeatable read', readOnly: true },
+  beginWrite: 'BEGIN',
   keepsGuestCounts: false,
   async migrateLatest(db) {
     // On connections of their own: without the statement timeout (an index on millions of

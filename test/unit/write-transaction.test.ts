@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createDb, migrateLatest, type Conn, type Db, type Trx } from '../../db/knex';
+import { writeTransaction } from '../../db/write-transaction';
+import { isUniqueViolation } from '../../db/errors';
+import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+
+describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
+  let dir: string;
+  let database: TestDatabase;
+  let db: Db;
+  let groupId: number;
+  const record = (extra: Record<string, unknown>) => ({ uid: crypto.randomUUID(), created: '2026-11-26T10:00:00.000Z', modified: '2026-11-26T10:00:00.000Z', ...extra });
+  const addGroup = async (conn: Conn, name: string): Promise<number> => (await conn('groups').insert(record({ name })).returning('id'))[0].id;
+  const groupNames = async () => (await db('groups').orderBy('id').pluck('name')) as string[];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-write-trx-'));
+    database = await createTestDatabase(dir);
+    db = createDb(database.setting);
+    await migrateLatest(db);
+    groupId = await addGroup(db, 'Acme');
+  });
+  after(async () => {
+    await db?.destroy();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits what its work wrote and answers what the work answered', async () => {
+    const id = await writeTransaction(db, (trx) => addGroup(trx, 'Committed'));
+    assert.equal((await db('groups').where({ id }).first()).name, 'Committed');
+  });
+
+  it('writes nothing when its work fails, and throws the work’s error', async () => {
+    await assert.rejects(
+      writeTransaction(db, async (trx) => {
+        await addGroup(trx, 'Rolled back');
+        throw new Error('the work failed');
+      }),
+      /the work failed/,
+    );
+    assert.equal((await groupNames()).includes('Rolled back'), false);
+  });
+
+  it('undoes a savepoint alone and keeps the rest of the transaction', async () => {
+    const taken = (await db('groups').where({ id: groupId }).first()).uid;
+    await writeTransaction(db, async (trx) => {
+      await addGroup(trx, 'Before the savepoint');
+      const err = await trx.transaction((savepoint) => savepoint('groups').insert({ ...record({ name: 'Clash' }), uid: taken })).catch((e: unknown) => e);
+      assert.ok(isUniqueViolation(err));
+      // PostgreSQL would refuse every later statement had the failed one not been undone alone.
+      await addGroup(trx, 'After the savepoint');
+    });
+    const names = await groupNames();
+    assert.ok(names.includes('Before the savepoint') && names.includes('After the savepoint') && !names.includes('Clash'));
+  });
+
+  it('refuses a statement started after its transaction ended', async () => {
+    let kept: Trx | undefined;
+    await writeTransaction(db, async (trx) => {
+      kept = trx;
+    });
+    await assert.rejects(addGroup(kept as Trx, 'Too late'), /A statement ran outside its transaction/);
+    assert.equal((await groupNames()).includes('Too late'), false);
+  });
+
+  it('runs transactions one after another and side by side, each seeing its own writes', async () => {
+    const ids = await Promise.all(
+      [...Array(20).keys()].map((n) =>
+        writeTransaction(db, async (trx) => {
+          const id = await addGroup(trx, `Side ${n}`);
+          assert.equal((await trx('groups').where({ id }).first()).name, `Side ${n}`);
+          if (n % 5 === 4) throw new Error(`undo ${n}`);
+          return id;
+        }).catch((err: Error) => err.message),
+      ),
+    );
+    assert.deepEqual(
+      ids.filter((x) => typeof x === 'string'),
+      ['undo 4', 'undo 9', 'undo 14', 'undo 19'],
+    );
+    const names = await groupNames();
+    for (let n = 0; n < 20; n++) assert.equal(names.includes(`Side ${n}`), n % 5 !== 4, `Side ${n}`);
+  });
+
+  it('reports its statements as the database’s own, to whoever listens', async () => {
+    const seen: string[] = [];
+    const listen = (q: { sql: string }) => seen.push(q.sql);
+    db.on('query', listen);
+    try {
+      await writeTransaction(db, (trx) => addGroup(trx, 'Heard'));
+    } finally {
+      db.off('query', listen);
+    }
+    assert.ok(seen.some((sql) => /insert into [`"]groups[`"]/.test(sql)));
+    assert.ok(seen.some((sql) => /^COMMIT/.test(sql)));
+  });
+
+  it('leaves the connection usable after a commit that fails', async () => {
+    if (TEST_PG) {
+      // A deferred constraint fails at COMMIT on PostgreSQL; SQLite has none of those here.
+      await db.raw('create table deferred_check (id integer primary key, parent integer references deferred_check(id) deferrable initially deferred)');
+      await assert.rejects(writeTransaction(db, (trx) => trx('deferred_check').insert({ id: 1, parent: 99 })));
+    }
+    assert.ok(await writeTransaction(db, (trx) => addGroup(trx, 'After')));
+  });
+});
