@@ -59,8 +59,8 @@ function borrowTransactor(client: KnexClient): Transactor {
 /**
  * Runs `work` in one write transaction on one connection of `db`, held from BEGIN to COMMIT,
  * or to ROLLBACK when `work` or the commit fails (the error is thrown on). Repositories take
- * the transaction as they take knex's: `trx('guests')`, `trx.raw`, `trx.transaction` for a
- * savepoint.
+ * the transaction as they take knex's: `trx('guests')`, `trx.raw`, a savepoint (inSavepoint, or
+ * knex's `trx.transaction`).
  */
 export async function writeTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const client = db.client as unknown as KnexClient;
@@ -87,4 +87,28 @@ export async function writeTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>
     idleTransactors.get(client)?.push(transactor);
     await client.releaseConnection(connection);
   }
+}
+
+// One name serves nested savepoints too: SQLite and PostgreSQL release and roll back to the
+// most recent of that name. One name also keeps one prepared statement of each.
+const SAVEPOINT = 'doorlist_savepoint';
+
+/**
+ * Runs `work` under a savepoint of `trx`: if it fails, its statements alone are undone and
+ * its error thrown on, and the transaction goes on (PostgreSQL refuses every later statement
+ * of a transaction whose statement failed, unless that statement is rolled back alone).
+ * knex's `trx.transaction` does the same, building a knex object for every savepoint.
+ */
+export async function inSavepoint<T>(trx: Trx, work: (trx: Trx) => Promise<T>): Promise<T> {
+  await trx.raw(`SAVEPOINT ${SAVEPOINT}`);
+  let result: T;
+  try {
+    result = await work(trx);
+  } catch (err) {
+    await trx.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+    await trx.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    throw err;
+  }
+  await trx.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+  return result;
 }

@@ -4,6 +4,7 @@ import { insertRows } from '../bulk';
 import { dialectOf } from '../dialect';
 import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
+import { inSavepoint } from '../write-transaction';
 import { toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
@@ -394,7 +395,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
       try {
         // In a savepoint: PostgreSQL refuses every later statement of a transaction whose
         // statement failed, unless that statement is rolled back alone.
-        inserted = await trx.transaction((savepoint) => insertRows(savepoint, 'guests', records, true));
+        inserted = await inSavepoint(trx, (savepoint) => insertRows(savepoint, 'guests', records, true));
       } catch (err) {
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed
         // statement alone is undone, the transaction goes on.
@@ -467,7 +468,7 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     if (found) throw new ValidationError(found);
     try {
       // A savepoint, so the transaction can still look up who holds the code (PostgreSQL).
-      await trx.transaction((savepoint) => savepoint('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
+      await inSavepoint(trx, (savepoint) => savepoint('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
     } catch (err) {
       throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
     }

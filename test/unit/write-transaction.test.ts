@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Conn, type Db, type Trx } from '../../db/knex';
-import { writeTransaction } from '../../db/write-transaction';
+import { inSavepoint, writeTransaction } from '../../db/write-transaction';
 import { isUniqueViolation } from '../../db/errors';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
@@ -57,6 +57,28 @@ describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     });
     const names = await groupNames();
     assert.ok(names.includes('Before the savepoint') && names.includes('After the savepoint') && !names.includes('Clash'));
+  });
+
+  it('undoes an inner savepoint alone, and an outer one with everything under it', async () => {
+    const taken = (await db('groups').where({ id: groupId }).first()).uid;
+    const clash = (trx: Trx) => trx('groups').insert({ ...record({ name: 'Clash' }), uid: taken });
+    await writeTransaction(db, async (trx) => {
+      await inSavepoint(trx, async (outer) => {
+        await addGroup(outer, 'Outer kept');
+        assert.ok(isUniqueViolation(await inSavepoint(outer, clash).catch((e: unknown) => e)));
+        await addGroup(outer, 'Outer kept after');
+      });
+      const err = await inSavepoint(trx, async (outer) => {
+        await addGroup(outer, 'Outer undone');
+        await inSavepoint(outer, (inner) => addGroup(inner, 'Inner undone with it'));
+        await clash(outer);
+      }).catch((e: unknown) => e);
+      assert.ok(isUniqueViolation(err));
+      await addGroup(trx, 'After both');
+    });
+    const names = await groupNames();
+    for (const kept of ['Outer kept', 'Outer kept after', 'After both']) assert.ok(names.includes(kept), kept);
+    for (const undone of ['Outer undone', 'Inner undone with it', 'Clash']) assert.equal(names.includes(undone), false, undone);
   });
 
   it('refuses a statement started after its transaction ended', async () => {
