@@ -51,14 +51,12 @@ export function createDb(setting: string, options: DbOptions = {}): Db {
 }
 
 /**
- * Every transaction of the writer takes the write lock when it begins (BEGIN IMMEDIATE), so
- * it waits for another process's write under busy_timeout. A plain BEGIN reads first, and
- * SQLite then refuses its first write at once (SQLITE_BUSY, no waiting) whenever another
- * process holds the lock or has committed since: a scan would fail instead of queueing.
+ * Every knex transaction of the writer begins as writeTransaction's do, with the dialect's
+ * beginWrite (BEGIN IMMEDIATE: it takes the write lock at once; why, there).
  */
 class ImmediateTransaction extends SqliteTransaction {
   begin(conn: unknown) {
-    return this.query(conn, 'BEGIN IMMEDIATE;');
+    return this.query(conn, dialectOf(this as unknown as Knex).beginWrite);
   }
 }
 
@@ -66,7 +64,7 @@ class ImmediateTransaction extends SqliteTransaction {
  * Builds knex over one SQLite file for writes, and the reads that decide them. A single
  * pooled connection serialises this process's writes, so they queue in order instead of
  * meeting each other's locks; other processes on the same file wait up to BUSY_TIMEOUT_MS
- * for the lock (see ImmediateTransaction). WAL lets readers (createReadDb, other processes)
+ * for the lock (see the dialect's beginWrite). WAL lets readers (createReadDb, other processes)
  * read while it writes.
  */
 function createSqliteDb(file: string): Db {

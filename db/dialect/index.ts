@@ -14,9 +14,11 @@ export interface Dialect {
    */
   readonly snapshotRead: Knex.TransactionConfig;
   /**
-   * How a write transaction begins. SQLite's takes the write lock at once (IMMEDIATE), so it
-   * waits for another process's write under busy_timeout; a plain BEGIN reads first and its
-   * first write then fails at once (SQLITE_BUSY) whenever another process has written since.
+   * How a write transaction begins (writeTransaction, and knex's on the SQLite writer). SQLite's
+   * takes the write lock at once (IMMEDIATE), so it waits for another process's write under
+   * busy_timeout; a plain BEGIN reads first, and SQLite then refuses its first write at once
+   * (SQLITE_BUSY) whenever another process holds the lock or has committed since: a scan
+   * would fail instead of queueing.
    */
   readonly beginWrite: string;
   /**
