@@ -60,9 +60,9 @@ export function classifyDbError(err: unknown): DbFailure | undefined {
   return undefined;
 }
 
-// SQLSTATEs of a connection PostgreSQL ended under us: terminated by an administrator or a
-// crash, or the link failed (class 08 is the connection's own failures).
-const LOST_STATES = new Set(['57P01', '57P02']);
+// A connection that died under us: PostgreSQL terminated it (an administrator, a crash), it no
+// longer exists or its link failed (SQLSTATEs), or its socket was cut.
+const LOST_CODES = new Set(['57P01', '57P02', '08003', '08006', 'ECONNRESET', 'EPIPE']);
 
 /**
  * True when the statement failed because its connection had died, not because the database
@@ -73,7 +73,7 @@ export function isLostConnection(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if (lostConnectionErrors.has(err)) return true;
   const code = (err as DriverError).code;
-  return typeof code === 'string' && (LOST_STATES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === '08006' || code === '08003');
+  return typeof code === 'string' && LOST_CODES.has(code);
 }
 
 function classifySqlite(code: string, message: string): DbFailure | undefined {

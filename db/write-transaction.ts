@@ -26,17 +26,20 @@ const FORWARDED_EVENTS = ['start', 'query', 'query-error', 'query-response'];
 
 const idleTransactors = new WeakMap<object, Transactor[]>();
 
+/** The transactors over `client` that no transaction holds now. */
+function idleTransactorsOf(client: KnexClient): Transactor[] {
+  let idle = idleTransactors.get(client);
+  if (!idle) idleTransactors.set(client, (idle = []));
+  return idle;
+}
+
 /**
  * A transactor over `client`, built once and lent to one transaction at a time. knex builds a
  * whole knex object for every transaction (and for every savepoint); under a door's scans that
  * was the one-scanner tail: its garbage outlived the young generation's collections, which then
  * lasted ten times as long.
  */
-function borrowTransactor(client: KnexClient): Transactor {
-  let idle = idleTransactors.get(client);
-  if (!idle) idleTransactors.set(client, (idle = []));
-  const reused = idle.pop();
-  if (reused) return reused;
+function newTransactor(client: KnexClient): Transactor {
   const transactor = { connection: undefined } as Transactor;
   // The client's own class and settings, so statements compile and run as the database's do.
   const trxClient = Object.create(Object.getPrototypeOf(client));
@@ -65,7 +68,8 @@ function borrowTransactor(client: KnexClient): Transactor {
 export async function writeTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const client = db.client as unknown as KnexClient;
   const connection = await client.acquireConnection();
-  const transactor = borrowTransactor(client);
+  const idle = idleTransactorsOf(client);
+  const transactor = idle.pop() ?? newTransactor(client);
   transactor.connection = connection;
   const { trx } = transactor;
   try {
@@ -84,7 +88,7 @@ export async function writeTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>
     }
   } finally {
     transactor.connection = undefined;
-    idleTransactors.get(client)?.push(transactor);
+    idle.push(transactor);
     await client.releaseConnection(connection);
   }
 }
