@@ -79,18 +79,30 @@ export async function selectByValues(
   return out;
 }
 
+/** Per database: imports running with the large cache, and the size configured before any. */
+const largeCaches = new WeakMap<Db, { users: number; configured: Promise<number> }>();
+
 /**
- * A big import writes a hundred thousand random uids into unique indexes: with SQLite's
- * default 2 MB page cache that thrashes. The cache is raised to 64 MB while `work` runs
- * (256 MB took the bench server's peak memory to ~390 MB).
+ * A big import writes a hundred thousand index entries: with SQLite's default 2 MB page
+ * cache that thrashes. The cache is raised to 64 MB while `work` runs (256 MB took the bench
+ * server's peak memory to ~390 MB). Imports that overlap share the raise; the last to end
+ * puts the configured size back.
  */
 export async function withLargeCache<T>(db: Db, work: () => Promise<T>): Promise<T> {
   if (!isSqlite(db)) return work();
-  const [{ cache_size: previous }] = await db.raw('PRAGMA cache_size');
-  await db.raw('PRAGMA cache_size = -65536');
+  let cache = largeCaches.get(db);
+  if (!cache) {
+    const configured = db.raw('PRAGMA cache_size').then(([row]: { cache_size: number }[]) => Number(row.cache_size));
+    cache = { users: 0, configured };
+    largeCaches.set(db, cache);
+    // Asked again by the next import if this read fails.
+    configured.catch(() => largeCaches.delete(db));
+  }
+  const configured = await cache.configured;
   try {
+    if (++cache.users === 1) await db.raw('PRAGMA cache_size = -65536');
     return await work();
   } finally {
-    await db.raw(`PRAGMA cache_size = ${Number(previous)}`);
+    if (--cache.users === 0) await db.raw(`PRAGMA cache_size = ${configured}`);
   }
 }

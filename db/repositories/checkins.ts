@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUid } from '../records';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, storedInstant, toApiDatetime } from '../../core/time';
@@ -273,7 +273,7 @@ async function decide(trx: Trx, eventId: number, input: ScanInput, now: string):
     if (turnedAway) return refused(trx, eventId, turnedAway, guest, null, guest.checked_in_at);
   }
   const row = {
-    uid: input.uid ?? randomUUID(),
+    uid: input.uid ?? newUid(),
     created: now,
     modified: now,
     event_id: eventId,
@@ -495,7 +495,7 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
       index,
       guest,
       row: {
-        uid: input.uid ?? randomUUID(),
+        uid: input.uid ?? newUid(),
         created: now,
         modified: now,
         event_id: eventId,

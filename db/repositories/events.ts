@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
-import { newRecord } from '../records';
+import { newRecord, newUid } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { GroupScope } from './groups';
 
@@ -83,7 +82,7 @@ async function copyRows(
   for (const row of rows) {
     const { id, ...rest } = row;
     const [inserted] = await trx(table)
-      .insert({ ...rest, ...rewrite(row), uid: randomUUID(), created: now, modified: now })
+      .insert({ ...rest, ...rewrite(row), uid: newUid(), created: now, modified: now })
       .returning('id');
     ids.set(id, inserted.id);
   }

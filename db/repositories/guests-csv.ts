@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUid } from '../records';
 import type { Conn, Db } from '../knex';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
@@ -68,7 +68,7 @@ export async function openCsvStaging(db: Db, event: EventRow): Promise<number> {
   for (const id of await abandonedImports(db)) await discardHiddenEvent(db, id);
   const now = nowIso();
   const { group_id, name, starts, ends, timezone } = event;
-  return insertHiddenEvent(db, { uid: randomUUID(), created: now, modified: now, group_id, name: `${name} (CSV import)`, starts, ends, timezone });
+  return insertHiddenEvent(db, { uid: newUid(), created: now, modified: now, group_id, name: `${name} (CSV import)`, starts, ends, timezone });
 }
 
 /**

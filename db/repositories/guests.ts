@@ -1,11 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
 import { insertRows } from '../bulk';
 import { dialectOf } from '../dialect';
 import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { inSavepoint } from '../write-transaction';
-import { toBool } from '../records';
+import { newUid, toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -356,7 +356,7 @@ const GUEST_COLUMNS = [
 async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number })[], now: string) {
   const records = rows
     .filter((a) => a.choice_id != null || a.text_answer != null)
-    .map((a) => ({ uid: randomUUID(), created: now, modified: now, guest_id: a.guest_id, question_id: a.question_id, choice_id: a.choice_id, text_answer: a.text_answer }));
+    .map((a) => ({ uid: newUid(), created: now, modified: now, guest_id: a.guest_id, question_id: a.question_id, choice_id: a.choice_id, text_answer: a.text_answer }));
   await insertRows(trx, 'guest_answers', records, false);
 }
 
@@ -366,7 +366,7 @@ function guestRecord(eventId: number, g: GuestInsert, now: string): Record<strin
   const record: Record<string, unknown> = {};
   for (const column of GUEST_COLUMNS) record[column] = source[column] ?? null;
   record.event_id = eventId;
-  record.uid ??= randomUUID();
+  record.uid ??= newUid();
   record.created ??= now;
   record.modified ??= now;
   record.barcode ??= generateBarcode();

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createDb, type Db } from '../../db/knex';
+import { withLargeCache } from '../../db/bulk';
+import { newUid } from '../../db/records';
+
+describe('bulk writes', () => {
+  let dir: string;
+  let db: Db;
+  const cacheSize = async () => Number((await db.raw('PRAGMA cache_size'))[0].cache_size);
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bulk-'));
+    db = createDb(path.join(dir, 'bulk.sqlite'));
+  });
+  after(async () => {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the large cache while any of two overlapping imports runs, and puts the configured size back after the last', async () => {
+    const configured = await cacheSize();
+    assert.notEqual(configured, -65536);
+    let endFirst!: () => void;
+    const first = withLargeCache(db, () => new Promise<void>((resolve) => (endFirst = resolve)));
+    let endSecond!: () => void;
+    const second = withLargeCache(db, async () => {
+      assert.equal(await cacheSize(), -65536);
+      await new Promise<void>((resolve) => (endSecond = resolve));
+    });
+    while (!endFirst || !endSecond) await new Promise((resolve) => setImmediate(resolve));
+    endFirst();
+    await first;
+    assert.equal(await cacheSize(), -65536, 'the second import still runs');
+    endSecond();
+    await second;
+    assert.equal(await cacheSize(), configured);
+    // A failed import puts it back too, and the next one raises it again.
+    await assert.rejects(withLargeCache(db, async () => Promise.reject(new Error('refused'))), /refused/);
+    assert.equal(await cacheSize(), configured);
+    await withLargeCache(db, async () => assert.equal(await cacheSize(), -65536));
+    assert.equal(await cacheSize(), configured);
+  });
+
+  it('makes uids that are UUIDs and sort in the order they were made', () => {
+    const uids = Array.from({ length: 2000 }, () => newUid());
+    for (const uid of uids) assert.match(uid, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.deepEqual([...uids].sort(), uids);
+    assert.equal(new Set(uids).size, uids.length);
+  });
+});
