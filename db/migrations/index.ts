@@ -13,6 +13,7 @@ import * as rolesAndFirstRun from './20261123160000_roles_and_first_run';
 import * as vacuumBusyTables from './20261126000000_vacuum_busy_tables';
 import * as scanTimesAsInstants from './20261126100000_scan_times_as_instants';
 import * as eventGuestCounts from './20261126110000_event_guest_counts';
+import * as checkinsByGuest from './20261126120000_checkins_by_guest';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -33,6 +34,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126000000_vacuum_busy_tables': vacuumBusyTables,
   '20261126100000_scan_times_as_instants': scanTimesAsInstants,
   '20261126110000_event_guest_counts': eventGuestCounts,
+  '20261126120000_checkins_by_guest': checkinsByGuest,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -63,7 +63,7 @@ export async function listCheckins(db: Conn, eventId: number, filter: CheckinLis
 
 /** The guest's event-level door state, from the last accepted event-level scan still standing. */
 async function recomputeGuestState(trx: Trx, eventId: number, guestId: number, now: string): Promise<void> {
-  // event_id too, so the (event_id, guest_id, session_id) index finds the guest's scans.
+  // The (guest_id, event_id, session_id) index finds the guest's scans in this event.
   const last = await trx<CheckinRow>('checkins')
     .where({ event_id: eventId, guest_id: guestId })
     .whereNull('session_id')

@@ -156,7 +156,7 @@ async function childrenOfSearch(db: Conn, guestIds: number[]): Promise<number[]>
 
 /** Each guest's standing event-level scans, oldest first, and the guests themselves. */
 export async function standingDoorScans(db: Conn, eventId: number, guestIds: number[]): Promise<{ scans: Row[]; guests: Row[] }> {
-  // event_id too, so the (event_id, guest_id, session_id) index finds each guest's scans.
+  // The (guest_id, event_id, session_id) index finds each guest's scans in this event.
   const scans = (await db('checkins')
     .where('event_id', eventId)
     .whereIn('guest_id', guestIds)

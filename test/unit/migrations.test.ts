@@ -45,6 +45,32 @@ describe('migrations', () => {
     }
   });
 
+  it('finds the rows that hang off a removed guest by index, never by reading a whole table', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-cascade-'));
+    const db = createDb(path.join(dir, 'db.sqlite'));
+    try {
+      await db.migrate.latest();
+      // Every table whose rows go with their guest (ON DELETE CASCADE) has an index led by that column.
+      const children = (await db('sqlite_master').where({ type: 'table' }).pluck('name')) as string[];
+      const referencing: string[] = [];
+      for (const table of children) {
+        const keys = (await db.raw(`PRAGMA foreign_key_list(${table})`)) as { table: string; from: string }[];
+        for (const key of keys.filter((k) => k.table === 'guests')) {
+          referencing.push(table);
+          const indexes = (await db.raw(`PRAGMA index_list(${table})`)) as { name: string }[];
+          const leading = await Promise.all(indexes.map(async (i) => ((await db.raw(`PRAGMA index_info(${i.name})`)) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name));
+          assert.ok(leading.includes(key.from), `${table}.${key.from} leads no index`);
+        }
+      }
+      assert.ok(referencing.includes('checkins') && referencing.includes('guest_answers'), referencing.join(' '));
+      const plan = ((await db.raw('EXPLAIN QUERY PLAN DELETE FROM guests WHERE id = 1')) as { detail: string }[]).map((r) => r.detail);
+      assert.deepEqual(plan.filter((step) => step.startsWith('SCAN')), [], plan.join('\n'));
+    } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stores scan times a SQLite laptop kept in the API form as instants, as PostgreSQL does', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-scan-times-'));
     const db = createDb(path.join(dir, 'db.sqlite'));
@@ -86,6 +112,15 @@ describe('migrations', () => {
       assert.ok(created.includes('guests') && created.includes('login_attempts'), created.join(' '));
       const collation = await db('information_schema.columns').where({ table_name: 'guest_search_terms', column_name: 'term' }).first('collation_name');
       assert.equal(collation.collation_name, 'C');
+      // A removed guest's rows (ON DELETE CASCADE) are found by an index led by their guest column.
+      const { rows: keys } = await db.raw(
+        "select c.conrelid::regclass::text as child, a.attname as col from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] where c.contype = 'f' and c.confrelid = 'guests'::regclass",
+      );
+      const { rows: leads } = await db.raw('select i.indrelid::regclass::text as child, a.attname as col from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]');
+      assert.ok(keys.some((k: { child: string }) => k.child === 'checkins'));
+      for (const key of keys as { child: string; col: string }[]) {
+        assert.ok(leads.some((l: { child: string; col: string }) => l.child === key.child && l.col === key.col), `${key.child}.${key.col} leads no index`);
+      }
       await db.migrate.rollback(undefined, true);
       assert.deepEqual(await tables(), []);
       await db.migrate.latest();
