@@ -1,3 +1,5 @@
+import { v7 as timeOrderedUuid } from 'uuid';
+
 /** The door screen talks to the same REST API as any LAN client, over plain fetch. */
 export const API_BASE = '/api/v1';
 
@@ -110,15 +112,12 @@ export async function signIn(username: string, password: string): Promise<string
   throw new Error('Wrong username or password.');
 }
 
-/** A v4 UUID; crypto.randomUUID exists only on secure pages, and LAN browsers may be on plain HTTP. */
-export function newUid(): string {
-  if (typeof crypto.randomUUID === 'function' && window.isSecureContext) return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/**
+ * A scan's or walk-in's uid: a UUID led by the time it was made (version 7), as the server's own
+ * uids are, so the check-ins' uid index grows at its end. Built from crypto.getRandomValues,
+ * which LAN browsers on plain HTTP have too (crypto.randomUUID needs a secure page).
+ */
+export const newUid: () => string = timeOrderedUuid;
 
 /** The API's Datetime for now: `YYYY-MM-DDThh:mm:ss`, UTC. */
 export function apiNow(date = new Date()): string {
