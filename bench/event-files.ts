@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
+import { newUid } from '../db/records';
 import { exportEventToPath, importEventFile } from '../server/event-file';
 import { percentile, round, type Log, type Metric } from './common';
 import { barcodeOf } from './seed';
@@ -21,11 +22,16 @@ export interface EventFilesBenchResult {
   importCpuMs: number;
   /** The same file imported again into the laptop that has it: every record unchanged. */
   reimportMs: number;
+  /** A file of the same size whose uids are random (version 4: an older Doorlist's, another tool's), as a new event. */
+  randomUidImportMs: number;
   ok: boolean;
 }
 
-function row(now: string, extra: Record<string, unknown>) {
-  return { uid: randomUUID(), created: now, modified: now, ...extra };
+/** Uids as Doorlist makes them (time-ordered), or random ones as older files carry. */
+type UidMaker = () => string;
+
+function rowOf(now: string, extra: Record<string, unknown>, uid: UidMaker = newUid) {
+  return { uid: uid(), created: now, modified: now, ...extra };
 }
 
 async function insertChunked(db: Db, table: string, rows: Record<string, unknown>[]): Promise<number[]> {
@@ -38,8 +44,9 @@ async function insertChunked(db: Db, table: string, rows: Record<string, unknown
 }
 
 /** An event the size of a big conference: guests with an answer each, half of them checked in. */
-async function seedEvent(db: Db, guests: number): Promise<number> {
+async function seedEvent(db: Db, guests: number, uid: UidMaker = newUid): Promise<number> {
   const now = new Date().toISOString();
+  const row = (at: string, extra: Record<string, unknown>) => rowOf(at, extra, uid);
   const [group] = await db('groups').insert(row(now, { name: 'Bench' })).returning('id');
   const [event] = await db('events')
     .insert(row(now, { group_id: group.id, name: 'Bench conference', starts: '2026-12-01T09:00:00', ends: '2026-12-01T18:00:00', timezone: 'GMT' }))
@@ -96,7 +103,7 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
     await Promise.all([migrateLatest(source), migrateLatest(target)]);
     log(`event files: seeding ${guests} guests...`);
     const eventId = await seedEvent(source, guests);
-    const [group] = await target('groups').insert(row(new Date().toISOString(), { name: 'Laptop 2' })).returning('id');
+    const [group] = await target('groups').insert(rowOf(new Date().toISOString(), { name: 'Laptop 2' })).returning('id');
     const file = path.join(dir, 'event.doorlist.gz');
     const event = await source('events').where({ id: eventId }).first();
     const [counts, exportMs, exportCpuMs] = await timed(() => exportEventToPath(source, event, file));
@@ -106,14 +113,20 @@ export async function benchEventFiles(options: { guests?: number; log?: (line: s
     const [, importMs, importCpuMs] = await timed(() => importEventFile(target, file, { scope: null, groupId: group.id, doorActive: () => false }));
     const [again, reimportMs] = await timed(() => importEventFile(target, file, { scope: null }));
     if (again.checkins_added !== 0 || again.created.guests !== 0) throw new Error('re-import changed the event');
+    log(`event files: seeding ${guests} guests with random uids...`);
+    const randomEvent = await source('events').where({ id: await seedEvent(source, guests, randomUUID) }).first();
+    const randomFile = path.join(dir, 'random-uids.doorlist.gz');
+    await exportEventToPath(source, randomEvent, randomFile);
+    const [, randomUidImportMs] = await timed(() => importEventFile(target, randomFile, { scope: null, groupId: group.id, doorActive: () => false }));
     if (options.keepFileAt) fs.copyFileSync(file, options.keepFileAt);
     const ok = exportMs <= EVENT_FILE_TARGETS.exportMs && importMs <= EVENT_FILE_TARGETS.importMs;
     log(`event files: ${records} records, ${(fileBytes / 1024 / 1024).toFixed(1)} MB gzip`);
     log(`event files: export ${exportMs} ms, ${exportCpuMs} ms of CPU (target ≤ ${EVENT_FILE_TARGETS.exportMs})`);
     log(`event files: import as a new event ${importMs} ms, ${importCpuMs} ms of CPU (target ≤ ${EVENT_FILE_TARGETS.importMs})`);
     log(`event files: import again, all unchanged ${reimportMs} ms`);
+    log(`event files: import of a file with random uids as a new event ${randomUidImportMs} ms`);
     log(`event files: ${ok ? 'within targets' : 'OVER TARGET'}`);
-    return { guests, records, fileBytes, exportMs, importMs, exportCpuMs, importCpuMs, reimportMs, ok };
+    return { guests, records, fileBytes, exportMs, importMs, exportCpuMs, importCpuMs, reimportMs, randomUidImportMs, ok };
   } finally {
     await Promise.all([source.destroy(), target.destroy()]);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -128,6 +141,7 @@ export function eventFilesMetrics(result: EventFilesBenchResult) {
     { section: 'event-files', name: `import ${result.guests} guests (new event)`, value: result.importMs, unit: 'ms', target: `≤ ${EVENT_FILE_TARGETS.importMs}`, ok: result.importMs <= EVENT_FILE_TARGETS.importMs },
     { section: 'event-files', name: `import ${result.guests} guests (new event), CPU (all threads)`, value: result.importCpuMs, unit: 'ms' },
     { section: 'event-files', name: 'import the same file again (all unchanged)', value: result.reimportMs, unit: 'ms' },
+    { section: 'event-files', name: `import ${result.guests} guests with random uids (an older file, new event)`, value: result.randomUidImportMs, unit: 'ms' },
     { section: 'event-files', name: 'event file size', value: Math.round(result.fileBytes / 1024 / 102.4) / 10, unit: 'MB' },
   ];
 }
