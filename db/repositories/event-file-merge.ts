@@ -2,7 +2,7 @@ import type { Conn, Db } from '../knex';
 import { chunks, insertRows, selectByValues } from '../bulk';
 import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
-import { searchTerms } from './guests';
+import { insertSearchTerms } from './guests';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
 import type { TableLayout } from './event-file-export';
@@ -136,16 +136,10 @@ export async function deleteRows(db: Conn, table: string, ids: number[]): Promis
   for (const part of chunks(ids, BATCH)) await db(table).whereIn('id', part).delete();
 }
 
-/**
- * Search terms of these guests, written sorted by term, so a batch's entries land in the
- * (event_id, term) index in order. `replace`: the guests had terms already.
- */
+/** Search terms of these guests (db/repositories/guests.ts). `replace`: the guests had terms already. */
 export async function writeSearchTerms(db: Conn, eventId: number, guests: Row[], replace: boolean): Promise<void> {
   if (replace) await deleteRows(db, 'guest_search_terms', (await childrenOfSearch(db, guests.map((g) => g.id as number))) as number[]);
-  const terms: [string, number][] = [];
-  for (const g of guests) for (const term of searchTerms(g as never)) terms.push([term, g.id as number]);
-  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-  await insertRows(db, 'guest_search_terms', terms.map(([term, guestId]) => ({ event_id: eventId, guest_id: guestId, term })), false);
+  await insertSearchTerms(db, eventId, guests as never);
 }
 
 async function childrenOfSearch(db: Conn, guestIds: number[]): Promise<number[]> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
-import { insertRows } from '../bulk';
+import { insertRows, insertTuples } from '../bulk';
 import { dialectOf } from '../dialect';
 import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
@@ -149,7 +149,7 @@ const PART_SPLIT = /[@.\-_'+,;:/()]+/;
  * The lower-cased words a search can prefix-match: each word of the name, e-mail and
  * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
  */
-export function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
+function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
   const terms = new Set<string>();
   const add = (t: string) => {
     if (t) terms.add(t.slice(0, TERM_MAX));
@@ -177,15 +177,18 @@ const TOP = '\u{10FFFF}';
 
 type Searchable = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { id: number; barcode?: string | null };
 
+const SEARCH_TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
+
 /**
- * The guests' search terms, sorted by term so a batch's entries land in the (event_id, term)
- * index in order; on SQLite they travel as one JSON parameter (db/bulk.ts).
+ * Writes the guests' search terms (filed under `eventId`), sorted by term so a batch's entries
+ * land in the (event_id, term) index in order; on SQLite they travel as one JSON parameter
+ * (db/bulk.ts). Every path that adds or changes guests writes them here.
  */
-async function writeSearchTerms(trx: Conn, eventId: number, guests: Searchable[]) {
-  const terms: [string, number][] = [];
-  for (const g of guests) for (const term of searchTerms(g)) terms.push([term, g.id]);
-  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-  await insertRows(trx, 'guest_search_terms', terms.map(([term, guestId]) => ({ event_id: eventId, guest_id: guestId, term })), false);
+export async function insertSearchTerms(trx: Conn, eventId: number, guests: Searchable[]): Promise<void> {
+  const terms: [number, number, string][] = [];
+  for (const g of guests) for (const term of searchTerms(g)) terms.push([eventId, g.id, term]);
+  terms.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
+  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -412,7 +415,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
     const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
     ids.push(...chunkIds);
-    await writeSearchTerms(
+    await insertSearchTerms(
       trx,
       options.searchEventId ?? eventId,
       records.map((r, i) => ({ ...(r as unknown as GuestRow), id: chunkIds[i] })),
@@ -474,7 +477,7 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     }
     if (SEARCHED_FIELDS.some((k) => k in columns)) {
       await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
-      await writeSearchTerms(trx, guest.event_id, [{ ...guest, ...columns, id: guest.id }]);
+      await insertSearchTerms(trx, guest.event_id, [{ ...guest, ...columns, id: guest.id }]);
     }
     if (answers) {
       const questionIds = [...new Set(answers.map((a) => a.question_id))];
