@@ -45,7 +45,11 @@ test('1. a reader firing twice within 3 s ends green with one check-in and no wa
   await page.waitForTimeout(600);
   await door.expectResult('checked_in', 'Tim Berners-Lee');
   expect(await checkinsOf(server, seed.eventId, seed.guests.tim.id)).toHaveLength(1);
-  expect((await door.tones()).every((tones) => JSON.stringify(tones) === JSON.stringify(OK))).toBe(true);
+  // Only the OK tone, once per answer shown: the repeat shows the first answer again with its
+  // tone, which may start within 50 ms of the first and so join its group.
+  const played = (await door.tones()).flat();
+  expect(played.length).toBeGreaterThan(0);
+  expect(played).toEqual(Array.from({ length: Math.ceil(played.length / OK.length) }, () => OK).flat());
   // One scan, one line in the log.
   await expect(door.recent().filter({ hasText: 'Tim Berners-Lee' })).toHaveCount(1);
 
