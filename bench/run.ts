@@ -27,6 +27,7 @@ import { isPostgresUrl } from '../db/dialect/postgres';
 import { eventFilesSection } from './event-files';
 import { benchFloor } from './floor';
 import { benchCsvImport, benchGuestCreate } from './guests';
+import { benchImportFloor } from './import-floor';
 import { benchScanBesideReads } from './scan-during-reads';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
@@ -135,6 +136,13 @@ const SECTIONS: Section[] = [
       ctx.scanned = csv.scanned;
       return csv.metrics;
     },
+  },
+  {
+    name: 'import-floor',
+    // In this process, on a database of its own: what SQLite alone takes for the imports'
+    // rows. The server is idle meanwhile, so no peak of its own.
+    reportsRss: true,
+    run: (ctx) => benchImportFloor({ guests: ctx.seeded.guests, log: ctx.log }),
   },
 ];
 

@@ -149,7 +149,7 @@ const PART_SPLIT = /[@.\-_'+,;:/()]+/;
  * The lower-cased words a search can prefix-match: each word of the name, e-mail and
  * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
  */
-function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
+export function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
   const terms = new Set<string>();
   const add = (t: string) => {
     if (t) terms.add(t.slice(0, TERM_MAX));
