@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
-import { newUid } from '../db/records';
+import { newUid } from '../core/uid';
 import { exportEventToPath, importEventFile } from '../server/event-file';
 import { percentile, round, type Log, type Metric } from './common';
 import { barcodeOf } from './seed';

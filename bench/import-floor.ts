@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
-import { newUid } from '../db/records';
+import { newUid } from '../core/uid';
 import { searchTerms } from '../db/repositories/guests';
 import { round, type Log, type Metric } from './common';
 

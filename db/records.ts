@@ -1,13 +1,5 @@
-import { v7 as timeOrderedUuid } from 'uuid';
 import { nowIso } from '../core/time';
-
-/**
- * A new record's uid: a UUID whose leading bits are the time it was made (version 7). Each
- * table's unique uid index then grows at its end; random uids land every insert on another
- * page, and a commit writes each page it touched again (a CSV import's guests: 3.2 s of
- * inserts with random uids, 1.8 s with these).
- */
-export const newUid: () => string = timeOrderedUuid;
+import { newUid } from '../core/uid';
 
 /** The columns every new record starts with. */
 export function newRecord(now: string = nowIso()): { uid: string; created: string; modified: string } {

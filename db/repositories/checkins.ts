@@ -1,4 +1,4 @@
-import { newUid } from '../records';
+import { newUid } from '../../core/uid';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, storedInstant, toApiDatetime } from '../../core/time';

@@ -1,5 +1,6 @@
 import type { Conn, Trx } from '../knex';
-import { newRecord, newUid } from '../records';
+import { newRecord } from '../records';
+import { newUid } from '../../core/uid';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { GroupScope } from './groups';
 

@@ -1,4 +1,4 @@
-import { newUid } from '../records';
+import { newUid } from '../../core/uid';
 import type { Conn, Db } from '../knex';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';

@@ -1,5 +1,3 @@
-import { v7 as timeOrderedUuid } from 'uuid';
-
 /** The door screen talks to the same REST API as any LAN client, over plain fetch. */
 export const API_BASE = '/api/v1';
 
@@ -111,13 +109,6 @@ export async function signIn(username: string, password: string): Promise<string
   if (answer.status === 429) throw new Error(detailOf(answer.body) ?? 'Too many attempts. Wait a few minutes.');
   throw new Error('Wrong username or password.');
 }
-
-/**
- * A scan's or walk-in's uid: a UUID led by the time it was made (version 7), as the server's own
- * uids are, so the check-ins' uid index grows at its end. Built from crypto.getRandomValues,
- * which LAN browsers on plain HTTP have too (crypto.randomUUID needs a secure page).
- */
-export const newUid: () => string = timeOrderedUuid;
 
 /** The API's Datetime for now: `YYYY-MM-DDThh:mm:ss`, UTC. */
 export function apiNow(date = new Date()): string {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, type Db } from '../../db/knex';
 import { withLargeCache } from '../../db/bulk';
-import { newUid } from '../../db/records';
+import { newUid } from '../../core/uid';
 
 describe('bulk writes', () => {
   let dir: string;

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { newUid, OfflineError, type Api } from '../api';
+import { OfflineError, type Api } from '../api';
+import { newUid } from '../../../core/uid';
 import type { GuestCopy } from '../guest-copy';
 import type { QueuedItem, WalkInFields } from '../scan-queue';
 import type { CodeKind, RegistrationType } from '../types';

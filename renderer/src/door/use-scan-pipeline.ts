@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
-import { apiNow, detailOf, newUid, OfflineError, SessionExpiredError, type Api, type ApiAnswer } from '../api';
+import { apiNow, detailOf, OfflineError, SessionExpiredError, type Api, type ApiAnswer } from '../api';
+import { newUid } from '../../../core/uid';
 import { resultOf, sendScan, type ScanSend } from '../checkin';
 import type { GuestCopy } from '../guest-copy';
 import { i18next } from '../i18n';
