@@ -2,7 +2,6 @@ import type { Conn, Db } from '../knex';
 import { chunks, insertRows, selectByValues } from '../bulk';
 import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
-import { insertSearchTerms } from './guests';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
 import type { TableLayout } from './event-file-export';
@@ -134,18 +133,6 @@ export async function childrenOf(db: Conn, table: string, column: string, parent
 
 export async function deleteRows(db: Conn, table: string, ids: number[]): Promise<void> {
   for (const part of chunks(ids, BATCH)) await db(table).whereIn('id', part).delete();
-}
-
-/** Search terms of these guests (db/repositories/guests.ts). `replace`: the guests had terms already. */
-export async function writeSearchTerms(db: Conn, eventId: number, guests: Row[], replace: boolean): Promise<void> {
-  if (replace) await deleteRows(db, 'guest_search_terms', (await childrenOfSearch(db, guests.map((g) => g.id as number))) as number[]);
-  await insertSearchTerms(db, eventId, guests as never);
-}
-
-async function childrenOfSearch(db: Conn, guestIds: number[]): Promise<number[]> {
-  const out: number[] = [];
-  for (const part of chunks(guestIds, BATCH)) out.push(...((await db('guest_search_terms').whereIn('guest_id', part).pluck('id')) as number[]));
-  return out;
 }
 
 /** Each guest's standing event-level scans, oldest first, and the guests themselves. */

@@ -192,6 +192,12 @@ export async function insertSearchTerms(trx: Conn, eventId: number, guests: Sear
   await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms);
 }
 
+/** A guest whose searched fields changed: its terms are written again (in the caller's transaction). */
+export async function replaceSearchTerms(trx: Conn, eventId: number, guest: Searchable): Promise<void> {
+  await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
+  await insertSearchTerms(trx, eventId, [guest]);
+}
+
 // ---------------------------------------------------------------------------------------
 // Uniqueness: barcode and NFC tag within an event
 
@@ -476,10 +482,7 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     } catch (err) {
       throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
     }
-    if (SEARCHED_FIELDS.some((k) => k in columns)) {
-      await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
-      await insertSearchTerms(trx, guest.event_id, [{ ...guest, ...columns, id: guest.id }]);
-    }
+    if (SEARCHED_FIELDS.some((k) => k in columns)) await replaceSearchTerms(trx, guest.event_id, { ...guest, ...columns, id: guest.id });
     if (answers) {
       const questionIds = [...new Set(answers.map((a) => a.question_id))];
       await trx('guest_answers').where({ guest_id: guest.id }).whereIn('question_id', questionIds).delete();

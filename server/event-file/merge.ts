@@ -21,10 +21,10 @@ import {
   rowsByUid,
   updateEventRecord,
   updateRow,
-  writeSearchTerms,
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
+import { insertSearchTerms, replaceSearchTerms } from '../../db/repositories/guests';
 import { chunks } from '../../db/bulk';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
@@ -529,7 +529,7 @@ export class EventMerger {
     this.result.created[def.name] += rows.length;
     if (def.name === 'guests') {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
-      await writeSearchTerms(trx, this.eventId, rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) })), false);
+      await insertSearchTerms(trx, this.eventId, rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) as number })));
     }
     if (def.name === 'checkins') {
       this.result.checkins_added += rows.length;
@@ -611,7 +611,7 @@ export class EventMerger {
     if (def.name === 'guests') await this.keepCodesUnique(trx, local, changes);
     await updateRow(trx, def.name, local.id as number, changes);
     this.result.updated[def.name]++;
-    if (def.name === 'guests') await writeSearchTerms(trx, this.eventId, [{ ...local, ...changes }], true);
+    if (def.name === 'guests') await replaceSearchTerms(trx, this.eventId, { ...local, ...changes, id: local.id as number });
   }
 
   /** An incoming code change that would take another guest's barcode or tag is not applied. */
