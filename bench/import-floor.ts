@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
+import { sqliteBulkInsert } from '../db/bulk';
 import { newUid } from '../core/uid';
 import { searchTerms } from '../db/repositories/guests';
 import { round, type Log, type Metric } from './common';
@@ -25,9 +26,8 @@ class StatementClock {
 
   /** Runs one bulk insert of `tuples` and adds its time. */
   async insert(table: string, columns: string[], tuples: unknown[][], returning = false): Promise<{ id: number; uid: string }[]> {
-    const sql = `insert into ${table} (${columns.join(', ')}) select ${columns.map((_, i) => `value ->> ${i}`).join(', ')} from json_each(?)${returning ? ' returning id, uid' : ''}`;
-    const json = JSON.stringify(tuples);
-    return this.timed(() => this.db.raw(sql, [json]));
+    const bindings = [table, ...columns, JSON.stringify(tuples)];
+    return this.timed(() => this.db.raw(sqliteBulkInsert(columns, returning), bindings));
   }
 
   async timed<T>(work: () => Promise<T>): Promise<T> {
@@ -91,12 +91,11 @@ async function csvRows(db: Db, event: { id: number; group_id: number }, typeId: 
         return guestTuple(staging.id, typeId, `Csv${i}`, `Guest ${i}`, `csv${i}@bench.test`, `Company ${i % 997}, Inc`, `CSV${String(i).padStart(8, '0')}`, false);
       });
       const guestsJson = JSON.stringify(batch);
-      const insertGuests = `insert into guests (${GUEST_COLUMNS.join(', ')}) select ${GUEST_COLUMNS.map((_, i) => `value ->> ${i}`).join(', ')} from json_each(?) returning id, uid`;
       await clocks.staging.timed(() => run('BEGIN IMMEDIATE'));
-      const inserted: { id: number; uid: string }[] = await clocks.staging.timed(() => run(insertGuests, [guestsJson]));
+      const inserted: { id: number; uid: string }[] = await clocks.staging.timed(() => run(sqliteBulkInsert(GUEST_COLUMNS, true), ['guests', ...GUEST_COLUMNS, guestsJson]));
       const idOf = new Map(inserted.map((r) => [r.uid, r.id]));
       const termsJson = JSON.stringify(termTuples(event.id, batch, batch.map((g) => idOf.get(g[0] as string) as number)));
-      await clocks.staging.timed(() => run(`insert into guest_search_terms (${TERM_COLUMNS.join(', ')}) select value ->> 0, value ->> 1, value ->> 2 from json_each(?)`, [termsJson]));
+      await clocks.staging.timed(() => run(sqliteBulkInsert(TERM_COLUMNS, false), ['guest_search_terms', ...TERM_COLUMNS, termsJson]));
       await clocks.staging.timed(() => run('COMMIT'));
     }
     await clocks.move.timed(async () => {

@@ -61,10 +61,17 @@ export async function insertTuples(db: Conn, table: string, columns: string[], t
   await insertSqliteTuples(db, table, columns, tuples, false);
 }
 
-async function insertSqliteTuples(db: Conn, table: string, columns: string[], tuples: unknown[][], returning: boolean): Promise<{ id: number; uid: string }[]> {
-  // `->>` on each array element: SQLite parses each row's JSON once and reuses it.
+/**
+ * SQLite's bulk insert: bound with the table, the columns, then the rows as one JSON array of
+ * arrays. `->>` on each array element: SQLite parses each row's JSON once and reuses it.
+ */
+export function sqliteBulkInsert(columns: string[], returning: boolean): string {
   const values = columns.map((_, i) => `value ->> ${i}`).join(', ');
-  const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) select ${values} from json_each(?)${returning ? ' returning id, uid' : ''}`;
+  return `insert into ?? (${columns.map(() => '??').join(', ')}) select ${values} from json_each(?)${returning ? ' returning id, uid' : ''}`;
+}
+
+async function insertSqliteTuples(db: Conn, table: string, columns: string[], tuples: unknown[][], returning: boolean): Promise<{ id: number; uid: string }[]> {
+  const sql = sqliteBulkInsert(columns, returning);
   const out: { id: number; uid: string }[] = [];
   for (const part of chunks(tuples, JSON_ROWS)) {
     const result = (await db.raw(sql, [table, ...columns, JSON.stringify(part)])) as { id: number; uid: string }[];
