@@ -17,9 +17,9 @@ const MIGRATIONS_TABLE = 'knex_migrations';
 type RawSqlite = SqliteConnection & { exec(sql: string, cb: (err: Error | null) => void): void };
 
 /** Runs the connection's pragmas before knex hands it out, and keeps its statements prepared. */
-function pragmas(sql: string) {
+function setUpConnection(pragmas: string) {
   return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) =>
-    conn.exec(sql, (err) => {
+    conn.exec(pragmas, (err) => {
       if (!err) keepStatementsPrepared(conn);
       done(err, conn);
     });
@@ -79,7 +79,7 @@ function createSqliteDb(file: string): Db {
       // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
       // No checkpoint inside a commit: checkpointBeside does them on its own connection.
       // busy_timeout first: turning a new file to WAL waits for a reader already on it (the start's integrity check).
-      afterCreate: pragmas(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;`),
+      afterCreate: setUpConnection(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;`),
     },
     migrations: { migrationSource },
   });
@@ -139,7 +139,7 @@ export function createReadDb(file: string, options: DbOptions = {}): Db {
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
-    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: pragmas(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
+    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: setUpConnection(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
   });
 }
 
