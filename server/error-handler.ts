@@ -4,6 +4,7 @@ import { ConflictError, DomainError, NotFoundError, ValidationError } from '../c
 import { HttpError } from './errors';
 import { MSG } from '../core/messages';
 import { classifyDbError } from '../db/errors';
+import { requestLog } from './request-log';
 
 interface BodyParserError {
   type?: string;
@@ -26,8 +27,8 @@ function isJsonButNotObject(raw: unknown): boolean {
 export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) return next(err);
   const { status, body } = describe(err);
-  if (status === 503) req.log?.warn({ err }, 'database busy or unreachable');
-  else if (status >= 500) req.log?.error({ err }, 'request failed');
+  if (status === 503) requestLog(req)?.warn({ err }, 'database busy or unreachable');
+  else if (status >= 500) requestLog(req)?.error({ err }, 'request failed');
   res.status(status).json(body);
 };
 

@@ -9,7 +9,7 @@ import { MSG } from '../core/messages';
 import { protectDatabaseFiles } from './data-files';
 import { removeStaleTempFiles } from './temp-files';
 import { findUserByUsername, insertUserIfAbsent, setUserPassword, type UserRow } from '../db/repositories/users';
-import { createApp } from './app';
+import { createApp, type MessageClasses } from './app';
 import type { RouteDeps } from './route';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
@@ -24,6 +24,8 @@ export interface RunningServer {
   server: http.Server;
   /** The request handler, so LAN sharing can serve it over HTTPS too. */
   app: http.RequestListener;
+  /** The classes its servers build requests and responses from (createApp). */
+  messageClasses: MessageClasses;
   /** Present while the LAN is served: HTTPS beside plain HTTP. */
   https?: HttpsSharing;
   /** What plain HTTP answers other devices; LAN sharing keeps its HTTPS port current. */
@@ -143,6 +145,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   let app: http.RequestListener;
   let deps: RouteDeps;
+  let messageClasses: MessageClasses;
   let server: http.Server;
   const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
   try {
@@ -151,10 +154,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await migrateLatest(db);
     }
     const adminPassword = await ensureAdmin(db, config, () => checked);
-    ({ listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    ({ listener: app, deps, messageClasses } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
     if (adminPassword) deps.auth.beforePasswords(adminPassword);
     app = afterCheck(app, checked);
-    server = http.createServer(plainHttpGate(app, plainHttp));
+    server = http.createServer(messageClasses, plainHttpGate(app, plainHttp));
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -174,7 +177,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
   const secure = isLoopbackHost(config.host)
     ? undefined
-    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
+    : await startHttps(app, messageClasses, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
         logger.warn({ err }, 'HTTPS for the LAN could not start');
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
@@ -197,6 +200,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     db,
     server,
     app,
+    messageClasses,
     https: secure,
     plainHttp,
     checked,

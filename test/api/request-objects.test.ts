@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, it } from 'node:test';
+import { TestServer } from '../helpers/server';
+
+// What V8 keeps of each request depends on its objects' shapes: a request re-parented by
+// Express (Object.setPrototypeOf) or given a getter of its own (Object.defineProperty) got a
+// shape of its own, and everything it touched then outlived the young generation (see
+// messageClassesOf in server/app.ts).
+describe('request and response objects', () => {
+  it('are built with the app’s own prototypes, keep them through Express, and carry no getter of their own', async () => {
+    const server = await TestServer.start();
+    const seen: { req: IncomingMessage; res: ServerResponse; reqPrototype: object; resPrototype: object }[] = [];
+    server.running.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      seen.push({ req, res, reqPrototype: Object.getPrototypeOf(req), resPrototype: Object.getPrototypeOf(res) });
+    });
+    try {
+      const group = await server.request('POST', '/groups', { body: { name: 'Shapes' } });
+      assert.equal(group.status, 201);
+      assert.equal((await server.request('GET', `/groups/${group.body.id}`)).status, 200);
+      assert.equal((await server.request('GET', '/groups/999999')).status, 404);
+      assert.equal((await server.request('POST', '/groups', { rawBody: '{"name": ' })).status, 400);
+      assert.equal(seen.length, 4);
+      for (const { req, res, reqPrototype, resPrototype } of seen) {
+        // Express's own request and response methods are there before Express sees them...
+        assert.equal(typeof (reqPrototype as { get?: unknown }).get, 'function');
+        assert.equal(typeof (resPrototype as { json?: unknown }).json, 'function');
+        // ...and Express set the same prototypes again.
+        assert.equal(Object.getPrototypeOf(req), reqPrototype);
+        assert.equal(Object.getPrototypeOf(res), resPrototype);
+        for (const object of [req, res]) {
+          const getters = Object.entries(Object.getOwnPropertyDescriptors(object)).filter(([, d]) => d.get !== undefined || d.set !== undefined);
+          assert.deepEqual(getters.map(([name]) => name), []);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
