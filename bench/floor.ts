@@ -18,7 +18,10 @@ http.createServer((req, res) => {
 
 // The same answer through Express with the JSON body parser and a parameterised route, as
 // every Doorlist route is served: what the framework alone costs before any of Doorlist's work.
+// Its server builds requests and responses with the app's prototypes, as Doorlist's does
+// (messageClassesOf in server/app.ts).
 const EXPRESS_FLOOR_SERVER = `
+const http = require('node:http');
 const express = require('express');
 const app = express();
 app.disable('x-powered-by');
@@ -26,7 +29,11 @@ app.use(express.json());
 app.post('/api/v1/events/:event_id/checkins', (req, res) => {
   res.status(201).json({ status: 'checked_in', event: req.params.event_id, barcode: req.body.barcode });
 });
-app.listen(0, '127.0.0.1', function () { console.log('floor listening on http://127.0.0.1:' + this.address().port); });
+function AppRequest(socket) { http.IncomingMessage.call(this, socket); }
+AppRequest.prototype = app.request;
+function AppResponse(req, options) { http.ServerResponse.call(this, req, options); }
+AppResponse.prototype = app.response;
+http.createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app).listen(0, '127.0.0.1', function () { console.log('floor listening on http://127.0.0.1:' + this.address().port); });
 `;
 
 /** Requests one client sends one after another, as the check-in's one sequential scanner. */
