@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Conn, Db } from './knex';
 import { dialectOf } from './dialect';
@@ -59,6 +60,19 @@ export async function insertTuples(db: Conn, table: string, columns: string[], t
     return;
   }
   await insertSqliteTuples(db, table, columns, tuples, false);
+}
+
+/**
+ * Does `work` on this thread while the database runs `statement` on its own (SQLite's thread,
+ * PostgreSQL's server): one turn of the event loop first, since knex hands a statement to the
+ * driver over several promise steps, and synchronous work started at once would hold it back.
+ */
+export async function alongside<T, U>(statement: Promise<T>, work: () => U): Promise<[T, U]> {
+  // Awaited below; a failure during `work` must not count as unhandled meanwhile.
+  statement.catch(() => undefined);
+  await nextTurn();
+  const done = work();
+  return [await statement, done];
 }
 
 /**

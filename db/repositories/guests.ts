@@ -176,20 +176,41 @@ export function searchWords(query: string): string[] {
 // The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
 const TOP = '\u{10FFFF}';
 
-type Searchable = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { id: number; barcode?: string | null };
+type SearchableFields = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null };
+type Searchable = SearchableFields & { id: number };
 
 const SEARCH_TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
 
 /**
- * Writes the guests' search terms (filed under `eventId`), sorted by term so a batch's entries
- * land in the (event_id, term) index in order; on SQLite they travel as one JSON parameter
- * (db/bulk.ts). Every path that adds or changes guests writes them here.
+ * A batch's search terms, each with its guest's place in the batch, sorted by term so they
+ * land in the (event_id, term) index in order. Worked out apart from the writing, so a bulk
+ * path can do it while the database inserts the guests (db/bulk's `alongside`).
  */
+export interface BatchTerms {
+  readonly entries: readonly (readonly [term: string, guest: number])[];
+}
+
+export function batchSearchTerms(guests: readonly SearchableFields[]): BatchTerms {
+  const entries: [string, number][] = [];
+  guests.forEach((g, i) => {
+    for (const term of searchTerms(g)) entries.push([term, i]);
+  });
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  return { entries };
+}
+
+/**
+ * Writes a batch's terms filed under `eventId`; `ids` are the batch's guest ids in its order.
+ * On SQLite they travel as one JSON parameter (db/bulk.ts). Every path that adds or changes
+ * guests writes their terms here.
+ */
+export async function insertBatchSearchTerms(trx: Conn, eventId: number, terms: BatchTerms, ids: readonly number[]): Promise<void> {
+  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms.entries.map(([term, guest]) => [eventId, ids[guest], term]));
+}
+
+/** Writes the guests' search terms, filed under `eventId`. */
 export async function insertSearchTerms(trx: Conn, eventId: number, guests: Searchable[]): Promise<void> {
-  const terms: [number, number, string][] = [];
-  for (const g of guests) for (const term of searchTerms(g)) terms.push([eventId, g.id, term]);
-  terms.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
-  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms);
+  await insertBatchSearchTerms(trx, eventId, batchSearchTerms(guests), guests.map((g) => g.id));
 }
 
 /** A guest whose searched fields changed: its terms are written again (in the caller's transaction). */
@@ -422,11 +443,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
     const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
     ids.push(...chunkIds);
-    await insertSearchTerms(
-      trx,
-      options.searchEventId ?? eventId,
-      records.map((r, i) => ({ ...(r as unknown as GuestRow), id: chunkIds[i] })),
-    );
+    await insertBatchSearchTerms(trx, options.searchEventId ?? eventId, batchSearchTerms(records as SearchableFields[]), chunkIds);
     const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));
     await insertAnswers(trx, answers, now);
   }

@@ -24,8 +24,8 @@ import {
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
-import { insertSearchTerms, replaceSearchTerms } from '../../db/repositories/guests';
-import { chunks } from '../../db/bulk';
+import { batchSearchTerms, insertBatchSearchTerms, replaceSearchTerms, type BatchTerms } from '../../db/repositories/guests';
+import { alongside, chunks } from '../../db/bulk';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -519,17 +519,19 @@ export class EventMerger {
     // and check-ins merged into a known event (for double admissions).
     const needIds = REF_TABLES.has(def.name) || (def.name === 'checkins' && !this.eventCreated);
     let inserted: { id: number; uid: string }[];
+    let terms: BatchTerms | undefined;
     try {
-      inserted = await insertRows(trx, def.name, rows, needIds);
+      // Guests' search terms are worked out while the database inserts the guests.
+      [inserted, terms] = await alongside(insertRows(trx, def.name, rows, needIds), () => (def.name === 'guests' ? batchSearchTerms(rows) : undefined));
     } catch (err) {
       if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
       throw err;
     }
     for (const r of inserted) this.ids.get(def.name)?.set(r.uid, r.id);
     this.result.created[def.name] += rows.length;
-    if (def.name === 'guests') {
+    if (terms) {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
-      await insertSearchTerms(trx, this.eventId, rows.map((g) => ({ ...g, id: idByUid.get(g.uid as string) as number })));
+      await insertBatchSearchTerms(trx, this.eventId, terms, rows.map((g) => idByUid.get(g.uid as string) as number));
     }
     if (def.name === 'checkins') {
       this.result.checkins_added += rows.length;

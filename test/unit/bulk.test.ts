@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, type Db } from '../../db/knex';
-import { withLargeCache } from '../../db/bulk';
+import { alongside, withLargeCache } from '../../db/bulk';
 import { newUid } from '../../core/uid';
 
 describe('bulk writes', () => {
@@ -43,6 +43,38 @@ describe('bulk writes', () => {
     assert.equal(await cacheSize(), configured);
     await withLargeCache(db, async () => assert.equal(await cacheSize(), -65536));
     assert.equal(await cacheSize(), configured);
+  });
+
+  it('does its work while the statement is already with the database, and reports the statement\'s failure once', async () => {
+    let sent = false;
+    const onQuery = (query: { sql: string }) => {
+      if (query.sql.includes('41 + 1')) sent = true;
+    };
+    db.on('query', onQuery);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let sentBeforeWork = false;
+      const [rows, done] = await alongside(db.raw('select 41 + 1 as answer'), () => {
+        sentBeforeWork = sent;
+        return 'worked';
+      });
+      assert.ok(sentBeforeWork, 'the statement went to the database before the work began');
+      assert.deepEqual(rows, [{ answer: 42 }]);
+      assert.equal(done, 'worked');
+
+      // The statement fails while the work runs: its error comes out of alongside, and only there.
+      await assert.rejects(
+        alongside(db.raw('select * from no_such_table'), () => 'worked'),
+        /no such table/,
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      db.off('query', onQuery);
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('makes uids that are UUIDs and sort in the order they were made', () => {
