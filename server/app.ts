@@ -84,6 +84,9 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   app.disable('x-powered-by');
   // Production whatever NODE_ENV says: Express's own fallbacks never write a stack trace.
   app.set('env', 'production');
+  // API answers are never kept by a client (Cache-Control: no-store), so an ETag, a SHA-1 of
+  // every JSON body Express sends, would never be asked for. Files keep theirs (express.static).
+  app.set('etag', false);
   // Behind the reverse proxy of a central server: the client's own address (the login limit's key).
   if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
   app.use(requestLogging(logger, API_PREFIX));

@@ -106,9 +106,8 @@ export function guestsRouter(deps: RouteDeps) {
         start_time: toApiDatetime(startTime),
         end_time: toApiDatetime(nowIso()),
       };
-      // The guests arrive as JSON text from the database: the envelope is written around them,
-      // and sent as it is (no ETag: hashing half a megabyte a page for a list every scan
-      // changes cost a full sync more than any client saved by it).
+      // The guests arrive as JSON text from the database: the envelope is written around them
+      // and sent as it is.
       const head = JSON.stringify({ count, next, previous }).slice(0, -1);
       const text = `${head},"results":[${results.join(',')}],${JSON.stringify(tail).slice(1)}`;
       res.status(200).type('application/json');

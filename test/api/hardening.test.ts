@@ -30,9 +30,11 @@ describe('security headers and errors on every path', () => {
     assert.equal(headers.get('x-frame-options'), 'DENY');
     assert.equal(headers.get('content-security-policy'), "frame-ancestors 'none'");
     if (api) assert.equal(headers.get('cache-control'), 'no-store');
+    // Never cached, so never hashed for an ETag either.
+    if (api) assert.equal(headers.get('etag'), null);
   };
 
-  it('answers nosniff, no framing and no-store on API answers: 200, 401, 404, 400 and a scan', async () => {
+  it('answers nosniff, no framing and no-store (and no ETag) on API answers: 200, 401, 404, 400 and a scan', async () => {
     expectSecurityHeaders((await server.get('/events')).headers, true);
     expectSecurityHeaders((await server.get('/events', { token: null })).headers, true);
     expectSecurityHeaders((await server.get('/no/such/route')).headers, true);
