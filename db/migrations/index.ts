@@ -14,6 +14,7 @@ import * as vacuumBusyTables from './20261126000000_vacuum_busy_tables';
 import * as scanTimesAsInstants from './20261126100000_scan_times_as_instants';
 import * as eventGuestCounts from './20261126110000_event_guest_counts';
 import * as checkinsByGuest from './20261126120000_checkins_by_guest';
+import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -35,6 +36,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126100000_scan_times_as_instants': scanTimesAsInstants,
   '20261126110000_event_guest_counts': eventGuestCounts,
   '20261126120000_checkins_by_guest': checkinsByGuest,
+  '20261126130000_foreign_keys_indexed': foreignKeysIndexed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -310,7 +310,7 @@ async function earlierAnswer(trx: Trx, eventId: number, uid: string): Promise<Sc
   return accepted(imported, (await scanGuests(trx, eventId).where('g.id', imported.guest_id).first()) as ScanGuestRow);
 }
 
-const SCAN_UID_KEYS = [uniqueKey('checkins', ['uid', 'event_id'], 'checkins_uid_event_unique'), uniqueKey('scan_replies', ['uid', 'event_id'], 'scan_replies_uid_event_unique')];
+const SCAN_UID_KEYS = [uniqueKey('checkins', ['uid', 'event_id'], 'checkins_uid_event_unique'), uniqueKey('scan_replies', ['event_id', 'uid'], 'scan_replies_event_uid_unique')];
 
 /**
  * Runs a scan's whole transaction again when another transaction stored the same uid first

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { createDb, migrateLatest } from '../../db/knex';
 
 /**
- * A migrated SQLite file with 2,000 groups, three of whose pages (in the middle of the file,
- * far from the migrations' and users' pages a start reads) are then overwritten: a database
- * that opens but fails SQLite's page check.
+ * A migrated SQLite file with 2,000 groups, three of whose pages (near the file's end, far
+ * from the migrations' and users' pages a start reads) are then overwritten: a database that
+ * opens but fails SQLite's page check.
  */
 export async function writeDamagedDatabase(file: string): Promise<void> {
   const db = createDb(file);
@@ -15,6 +15,8 @@ export async function writeDamagedDatabase(file: string): Promise<void> {
   await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
   await db.destroy();
   const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, Math.floor(fs.statSync(file).size / 2 / 4096) * 4096);
+  // Pages the groups were written to last, near the file's end: what start-up itself reads
+  // (the schema, the migrations, the users) lies before them.
+  fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, fs.statSync(file).size - 12 * 4096);
   fs.closeSync(fd);
 }

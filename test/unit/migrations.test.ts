@@ -45,26 +45,31 @@ describe('migrations', () => {
     }
   });
 
-  it('finds the rows that hang off a removed guest by index, never by reading a whole table', async () => {
+  it('finds the rows that refer to a removed row by index, never by reading a whole table', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-cascade-'));
     const db = createDb(path.join(dir, 'db.sqlite'));
     try {
       await db.migrate.latest();
-      // Every table whose rows go with their guest (ON DELETE CASCADE) has an index led by that column.
-      const children = (await db('sqlite_master').where({ type: 'table' }).pluck('name')) as string[];
-      const referencing: string[] = [];
-      for (const table of children) {
+      // Every foreign-key column (what ON DELETE CASCADE / SET NULL looks rows up by) leads an
+      // index, or is its table's own rowid key.
+      const tables = (await db('sqlite_master').where({ type: 'table' }).pluck('name')) as string[];
+      const checked: string[] = [];
+      for (const table of tables) {
         const keys = (await db.raw(`PRAGMA foreign_key_list(${table})`)) as { table: string; from: string }[];
-        for (const key of keys.filter((k) => k.table === 'guests')) {
-          referencing.push(table);
-          const indexes = (await db.raw(`PRAGMA index_list(${table})`)) as { name: string }[];
-          const leading = await Promise.all(indexes.map(async (i) => ((await db.raw(`PRAGMA index_info(${i.name})`)) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name));
-          assert.ok(leading.includes(key.from), `${table}.${key.from} leads no index`);
+        const indexes = (await db.raw(`PRAGMA index_list(${table})`)) as { name: string }[];
+        const leading = await Promise.all(indexes.map(async (i) => ((await db.raw(`PRAGMA index_info(${i.name})`)) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name));
+        const rowidKey = ((await db.raw(`PRAGMA table_info(${table})`)) as { name: string; type: string; pk: number }[]).find((c) => c.pk === 1 && /^integer$/i.test(c.type))?.name;
+        for (const key of keys) {
+          checked.push(`${table}.${key.from}`);
+          assert.ok(leading.includes(key.from) || key.from === rowidKey, `${table}.${key.from} leads no index`);
         }
       }
-      assert.ok(referencing.includes('checkins') && referencing.includes('guest_answers'), referencing.join(' '));
-      const plan = ((await db.raw('EXPLAIN QUERY PLAN DELETE FROM guests WHERE id = 1')) as { detail: string }[]).map((r) => r.detail);
-      assert.deepEqual(plan.filter((step) => step.startsWith('SCAN')), [], plan.join('\n'));
+      for (const key of ['checkins.guest_id', 'guest_answers.guest_id', 'checkins.session_id', 'guest_answers.choice_id', 'scan_replies.event_id']) assert.ok(checked.includes(key), key);
+      // And the database uses them: removing a guest, an event, a session or a choice reads no whole table.
+      for (const table of ['guests', 'events', 'sessions', 'question_choices']) {
+        const plan = ((await db.raw(`EXPLAIN QUERY PLAN DELETE FROM ${table} WHERE id = 1`)) as { detail: string }[]).map((r) => r.detail);
+        assert.deepEqual(plan.filter((step) => step.startsWith('SCAN')), [], `${table}:\n${plan.join('\n')}`);
+      }
     } finally {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -112,12 +117,12 @@ describe('migrations', () => {
       assert.ok(created.includes('guests') && created.includes('login_attempts'), created.join(' '));
       const collation = await db('information_schema.columns').where({ table_name: 'guest_search_terms', column_name: 'term' }).first('collation_name');
       assert.equal(collation.collation_name, 'C');
-      // A removed guest's rows (ON DELETE CASCADE) are found by an index led by their guest column.
+      // Rows that refer to a removed row (ON DELETE CASCADE / SET NULL) are found by an index led by their foreign-key column.
       const { rows: keys } = await db.raw(
-        "select c.conrelid::regclass::text as child, a.attname as col from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] where c.contype = 'f' and c.confrelid = 'guests'::regclass",
+        "select c.conrelid::regclass::text as child, a.attname as col from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] where c.contype = 'f'",
       );
       const { rows: leads } = await db.raw('select i.indrelid::regclass::text as child, a.attname as col from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]');
-      assert.ok(keys.some((k: { child: string }) => k.child === 'checkins'));
+      for (const expected of ['checkins.guest_id', 'checkins.session_id', 'scan_replies.event_id']) assert.ok(keys.some((k: { child: string; col: string }) => `${k.child}.${k.col}` === expected), expected);
       for (const key of keys as { child: string; col: string }[]) {
         assert.ok(leads.some((l: { child: string; col: string }) => l.child === key.child && l.col === key.col), `${key.child}.${key.col} leads no index`);
       }
