@@ -35,26 +35,33 @@ const LONGEST_KEPT_SQL = 8_000;
  * fails to prepare (a syntax error, a missing table) reports its own error and is not kept.
  */
 export function keepStatementsPrepared(conn: SqliteConnection): void {
-  const kept = new Map<string, Statement>(); // oldest use first
+  // A use only stamps its entry: moving the entry to the end of the map (delete, then set)
+  // would make each statement's new SQL string a key of this long-lived map, which V8 then
+  // moves to its old generation, about a kilobyte a scan.
+  const kept = new Map<string, { statement: Statement; lastUse: number }>();
+  let uses = 0;
   const { all, run, close } = conn;
 
+  // Finalizing waits for the statement's queued runs (node-sqlite3 queues per statement).
+  function dropLeastRecentlyUsed(): void {
+    let oldest: [string, { statement: Statement; lastUse: number }] | undefined;
+    for (const entry of kept) if (!oldest || entry[1].lastUse < oldest[1].lastUse) oldest = entry;
+    if (!oldest) return;
+    kept.delete(oldest[0]);
+    oldest[1].statement.finalize();
+  }
+
   function withStatement(sql: string, use: (statement: Statement) => void, fail: (err: Error) => void): void {
-    const statement = kept.get(sql);
-    if (statement) {
-      kept.delete(sql);
-      kept.set(sql, statement);
-      use(statement);
+    const found = kept.get(sql);
+    if (found) {
+      found.lastUse = ++uses;
+      use(found.statement);
       return;
     }
     const fresh = conn.prepare(sql, (err) => {
       if (err) return fail(err);
-      kept.set(sql, fresh);
-      // Finalizing waits for the statement's queued runs (node-sqlite3 queues per statement).
-      if (kept.size > KEPT_STATEMENTS) {
-        const [oldestSql, oldest] = kept.entries().next().value as [string, Statement];
-        kept.delete(oldestSql);
-        oldest.finalize();
-      }
+      kept.set(sql, { statement: fresh, lastUse: ++uses });
+      if (kept.size > KEPT_STATEMENTS) dropLeastRecentlyUsed();
       use(fresh);
     });
   }
@@ -85,7 +92,7 @@ export function keepStatementsPrepared(conn: SqliteConnection): void {
 
   // SQLite refuses to close a connection with statements left unfinalized.
   conn.close = function (callback) {
-    const statements = [...kept.values()];
+    const statements = [...kept.values()].map((entry) => entry.statement);
     kept.clear();
     let left = statements.length;
     if (left === 0) return close.call(conn, callback);

@@ -89,6 +89,34 @@ describe('SQLite statements kept prepared', () => {
     assert.equal((await selectAll()).note, 'added');
   });
 
+  it('when it must let one go, lets go the statement used longest ago', async () => {
+    const other = createDb(path.join(dir, 'recent.sqlite'));
+    try {
+      const conn = (await other.client.acquireConnection()) as { prepare: (sql: string, callback: (err: Error | null) => void) => unknown };
+      const prepare = conn.prepare;
+      const prepared: string[] = [];
+      conn.prepare = function (sql, callback) {
+        prepared.push(sql);
+        return prepare.call(this, sql, callback);
+      };
+      await other.client.releaseConnection(conn);
+      await other.raw('select 1 as busy');
+      await other.raw('select 1 as idle');
+      // More new statements than are kept, the busy one used all along.
+      for (let n = 0; n < 250; n++) {
+        await other.raw(`select ${n} as n`);
+        await other.raw('select 1 as busy');
+      }
+      prepared.length = 0;
+      await other.raw('select 1 as busy');
+      assert.deepEqual(prepared, [], 'the statement in use stays prepared');
+      await other.raw('select 1 as idle');
+      assert.deepEqual(prepared, ['select 1 as idle'], 'the one left unused was let go, and is prepared again');
+    } finally {
+      await other.destroy();
+    }
+  });
+
   it('keeps a bounded number, and the connection still closes', async () => {
     for (let n = 0; n < 300; n++) await db.raw(`select ${n} as n`);
     const other = createDb(path.join(dir, 'kept.sqlite'));
