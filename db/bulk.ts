@@ -63,16 +63,15 @@ export async function insertTuples(db: Conn, table: string, columns: string[], t
 }
 
 /**
- * Does `work` on this thread while the database runs `statement` on its own (SQLite's thread,
- * PostgreSQL's server): one turn of the event loop first, since knex hands a statement to the
- * driver over several promise steps, and synchronous work started at once would hold it back.
+ * Does `work` here while the database runs `statement`, given a turn of the event loop first to
+ * reach the driver (when its connection is free). Taken once: a knex query runs on every `then`.
  */
-export async function alongside<T, U>(statement: Promise<T>, work: () => U): Promise<[T, U]> {
-  // Awaited below; a failure during `work` must not count as unhandled meanwhile.
-  statement.catch(() => undefined);
+export async function alongside<T, U>(statement: PromiseLike<T>, work: () => U): Promise<[T, U]> {
+  const pending = Promise.resolve(statement);
+  pending.catch(() => undefined); // awaited below; a failure during `work` is not unhandled
   await nextTurn();
   const done = work();
-  return [await statement, done];
+  return [await pending, done];
 }
 
 /**

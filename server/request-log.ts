@@ -12,20 +12,16 @@ declare module 'http' {
 }
 
 /**
- * A logger whose every line carries the request (headers redacted), made when a line is to be
- * written: pino serialises a child's bindings when the child is made, and at a door laptop's
- * `warn` level that was about a fifth of a scan's CPU for a line never written. Undefined for
- * a request requestLogging did not see.
+ * A logger whose lines carry the request (headers redacted), made only when a line is written:
+ * pino serialises a child's bindings when it is made (a fifth of a scan's CPU, at `warn`).
  */
 export function requestLog(req: IncomingMessage): Logger | undefined {
   return req.logger?.child({ req: pino.stdSerializers.req(req) });
 }
 
 /**
- * Logs each API request once it is answered (at `info`). The request only gets plain data
- * properties: a getter defined on each request (Object.defineProperty) gave every request an
- * object shape of its own, which V8 keeps in its old generation, and with it everything the
- * request touched until the next full collection.
+ * Logs each API request once it is answered (at `info`). Only plain data goes on the request:
+ * a getter defined on each one gave it a shape of its own (README "Object shapes").
  */
 export function requestLogging(logger: Logger, prefix: string): RequestHandler {
   let lastId = 0;

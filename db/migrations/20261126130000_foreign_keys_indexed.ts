@@ -1,11 +1,8 @@
 import type { Knex } from 'knex';
 
-// Removing a row makes the database find the rows that refer to it (ON DELETE CASCADE or SET
-// NULL) by their foreign-key column. Where no index begins with that column it reads the whole
-// table, with the writer held: deleting an event, or discarding a refused import's hidden
-// event, read every remembered scan answer of every event; deleting a session read every
-// check-in, a question's choice every answer. The big tables get an index the same writes
-// already fill or that only their rare rows enter; the small ones a plain one.
+// ON DELETE CASCADE / SET NULL find referring rows by their foreign key: without an index led
+// by it, a read of the whole table with the writer held (deleting an event read every scan
+// answer). Big tables get an index their writes already fill or only rare rows enter.
 const SCAN_REPLIES_OLD = 'scan_replies_uid_event_unique';
 const SCAN_REPLIES_NEW = 'scan_replies_event_uid_unique';
 

@@ -182,41 +182,29 @@ type Searchable = SearchableFields & { id: number };
 const SEARCH_TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
 
 /**
- * A batch's search terms, each with its guest's place in the batch, sorted by term so they
- * land in the (event_id, term) index in order. Worked out apart from the writing, so a bulk
- * path can do it while the database inserts the guests (db/bulk's `alongside`).
+ * A batch's search terms, each with its guest's place in the batch, sorted by term so they land
+ * in the (event_id, term) index in order; apart from the writing, so a bulk path can work them
+ * out while the database inserts the guests (db/bulk's `alongside`).
  */
-export interface BatchTerms {
-  readonly entries: readonly (readonly [term: string, guest: number])[];
-}
+export type BatchTerms = readonly (readonly [term: string, guest: number])[];
 
 export function batchSearchTerms(guests: readonly SearchableFields[]): BatchTerms {
   const entries: [string, number][] = [];
   guests.forEach((g, i) => {
     for (const term of searchTerms(g)) entries.push([term, i]);
   });
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-  return { entries };
+  return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
 }
 
-/**
- * Writes a batch's terms filed under `eventId`; `ids` are the batch's guest ids in its order.
- * On SQLite they travel as one JSON parameter (db/bulk.ts). Every path that adds or changes
- * guests writes their terms here.
- */
+/** Writes a batch's terms filed under `eventId`, `ids` its guests' ids in its order: every path that adds or changes guests. */
 export async function insertBatchSearchTerms(trx: Conn, eventId: number, terms: BatchTerms, ids: readonly number[]): Promise<void> {
-  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms.entries.map(([term, guest]) => [eventId, ids[guest], term]));
-}
-
-/** Writes the guests' search terms, filed under `eventId`. */
-export async function insertSearchTerms(trx: Conn, eventId: number, guests: Searchable[]): Promise<void> {
-  await insertBatchSearchTerms(trx, eventId, batchSearchTerms(guests), guests.map((g) => g.id));
+  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms.map(([term, guest]) => [eventId, ids[guest], term]));
 }
 
 /** A guest whose searched fields changed: its terms are written again (in the caller's transaction). */
 export async function replaceSearchTerms(trx: Conn, eventId: number, guest: Searchable): Promise<void> {
   await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
-  await insertSearchTerms(trx, eventId, [guest]);
+  await insertBatchSearchTerms(trx, eventId, batchSearchTerms([guest]), [guest.id]);
 }
 
 // ---------------------------------------------------------------------------------------

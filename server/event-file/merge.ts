@@ -522,7 +522,8 @@ export class EventMerger {
     let terms: BatchTerms | undefined;
     try {
       // Guests' search terms are worked out while the database inserts the guests.
-      [inserted, terms] = await alongside(insertRows(trx, def.name, rows, needIds), () => (def.name === 'guests' ? batchSearchTerms(rows) : undefined));
+      if (def.name === 'guests') [inserted, terms] = await alongside(insertRows(trx, def.name, rows, needIds), () => batchSearchTerms(rows));
+      else inserted = await insertRows(trx, def.name, rows, needIds);
     } catch (err) {
       if (isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
       throw err;

@@ -3,11 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 
-// What V8 keeps of each request depends on its objects' shapes: a request re-parented by
-// Express (Object.setPrototypeOf) or given a getter of its own (Object.defineProperty) got a
-// shape of its own, and everything it touched then outlived the young generation (see
-// messageClassesOf in server/app.ts).
-describe('request and response objects', () => {
+// A request re-parented by Express (Object.setPrototypeOf) or given a getter of its own got a
+// shape of its own, and V8 kept all it touched past the young generation (README "Object shapes").
+describe('POST /groups, GET /groups/:id: request and response objects', () => {
   it('are built with the app’s own prototypes, keep them through Express, and carry no getter of their own', async () => {
     const server = await TestServer.start();
     const seen: { req: IncomingMessage; res: ServerResponse; reqPrototype: object; resPrototype: object }[] = [];

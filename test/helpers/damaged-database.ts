@@ -13,10 +13,11 @@ export async function writeDamagedDatabase(file: string): Promise<void> {
     await db('groups').insert(Array.from({ length: 100 }, (_, i) => ({ uid: `g-${chunk}-${i}`, name: `Group ${'x'.repeat(100)} ${chunk}-${i}`, created: 'x', modified: 'x' })));
   }
   await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+  const pageSize = Number((await db.raw('PRAGMA page_size'))[0].page_size);
   await db.destroy();
   const fd = fs.openSync(file, 'r+');
   // Pages the groups were written to last, near the file's end: what start-up itself reads
   // (the schema, the migrations, the users) lies before them.
-  fs.writeSync(fd, Buffer.alloc(3 * 4096, 0xff), 0, 3 * 4096, fs.statSync(file).size - 12 * 4096);
+  fs.writeSync(fd, Buffer.alloc(3 * pageSize, 0xff), 0, 3 * pageSize, fs.statSync(file).size - 12 * pageSize);
   fs.closeSync(fd);
 }
