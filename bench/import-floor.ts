@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { sqliteBulkInsert } from '../db/bulk';
 import { newUid } from '../core/uid';
-import { searchTerms } from '../db/repositories/guests';
+import { batchSearchTerms } from '../db/repositories/guests';
 import { round, type Log, type Metric } from './common';
 
 /**
@@ -42,12 +42,10 @@ function guestTuple(eventId: number, typeId: number, first: string, last: string
   return [newUid(), NOW, NOW, eventId, typeId, first, last, email, company, 'Engineer', barcode, checkedIn ? NOW : null];
 }
 
+/** The batch's search-term rows as the imports build them (batchSearchTerms, then ids by place). */
 function termTuples(eventId: number, guests: unknown[][], ids: number[]): unknown[][] {
-  const terms: [number, number, string][] = [];
-  guests.forEach((g, k) => {
-    for (const term of searchTerms({ first_name: g[5] as string, last_name: g[6] as string, email: g[7] as string, company: g[8] as string, barcode: g[10] as string })) terms.push([eventId, ids[k], term]);
-  });
-  return terms.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
+  const fields = guests.map((g) => ({ first_name: g[5] as string, last_name: g[6] as string, email: g[7] as string, company: g[8] as string, barcode: g[10] as string }));
+  return batchSearchTerms(fields).map(([term, k]) => [eventId, ids[k], term]);
 }
 
 /** A new event's rows as an event file brings them: guests and their terms 2,000 a statement, an answer each, half checked in. */

@@ -146,11 +146,14 @@ const TERM_MAX = 255;
 const WORD_SPLIT = /\s+/;
 const PART_SPLIT = /[@.\-_'+,;:/()]+/;
 
+/** What a guest is searched by. */
+type SearchableFields = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null };
+
 /**
  * The lower-cased words a search can prefix-match: each word of the name, e-mail and
  * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
  */
-export function searchTerms(guest: Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null }): string[] {
+function searchTerms(guest: SearchableFields): string[] {
   const terms = new Set<string>();
   const add = (t: string) => {
     if (t) terms.add(t.slice(0, TERM_MAX));
@@ -176,7 +179,6 @@ export function searchWords(query: string): string[] {
 // The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
 const TOP = '\u{10FFFF}';
 
-type SearchableFields = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null };
 type Searchable = SearchableFields & { id: number };
 
 const SEARCH_TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
