@@ -2,12 +2,17 @@ import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } fr
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 };
+// N = 32768 needs a 32 MiB work area (128 × N × r bytes) and a little more: past glibc's largest
+// mmap threshold, so every hash maps its area and hands it back. At N = 16384 glibc kept the
+// 16 MiB in the arena of each libuv thread that had hashed, for the life of the process (four
+// sign-ins: +64 MB resident). Node refuses more than 32 MiB unless maxmem says otherwise.
+const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 64 };
+const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 
 /** `scrypt$N$r$p$salt$hash`, so the cost can be raised later without breaking old hashes. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  const hash = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: SCRYPT_MAXMEM });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
@@ -24,8 +29,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT_MAXMEM });
   return timingSafeEqual(actual, expected);
+}
+
+/** Whether a stored hash was made with today's cost; an older one is made again at the next sign-in. */
+export function hashHasCurrentCost(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme === 'scrypt' && Number(n) === SCRYPT.N && Number(r) === SCRYPT.r && Number(p) === SCRYPT.p;
 }
 
 /** A new random secret (token or API key), shown to its owner once. */

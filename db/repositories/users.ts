@@ -91,6 +91,14 @@ export async function setUserPassword(db: Db, id: number, passwordHash: string, 
   });
 }
 
+/**
+ * Stores the same password hashed at today's cost, unless the password changed meanwhile. Not a
+ * change of password: tokens stay and `modified` does not move.
+ */
+export async function upgradePasswordHash(db: Db, id: number, oldHash: string, newHash: string): Promise<void> {
+  await db('users').where({ id, password_hash: oldHash }).update({ password_hash: newHash });
+}
+
 // Administrators are never a group's users: a group's manager cannot reset an administrator's password.
 const groupUsers = (db: Conn, groupId: number) => db<UserRow>('users').where({ group_id: groupId, is_admin: false });
 

@@ -1,11 +1,11 @@
 import { rateLimit } from 'express-rate-limit';
-import { deleteToken, findUserByUsername, insertToken } from '../../db/repositories/users';
+import { deleteToken, findUserByUsername, insertToken, upgradePasswordHash } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../route';
 import { ForbiddenError, ValidationError } from '../errors';
 import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
 import { roleAllows } from '../scope';
 import { MSG } from '../../core/messages';
-import { hashSecret, newSecret, unmatchableHash, verifyPassword } from '../secrets';
+import { hashHasCurrentCost, hashPassword, hashSecret, newSecret, unmatchableHash, verifyPassword } from '../secrets';
 import { DatabaseLimitStore } from '../login-limit';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
@@ -65,6 +65,7 @@ export function authRouter(deps: RouteDeps) {
       const user = await findUserByUsername(deps.db, credentials.data.username);
       const matches = await verifyPassword(credentials.data.password, user?.password_hash ?? decoyHash);
       if (!user || !matches) throw new ValidationError({});
+      if (!hashHasCurrentCost(user.password_hash)) await upgradePasswordHash(deps.db, user.id, user.password_hash, await hashPassword(credentials.data.password));
       return { status: 200, body: { token: await issueToken(deps, user.id) } };
     },
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -45,6 +46,22 @@ describe('POST /apps/api/auth', () => {
     assert.ok(!stored.includes(res.body.token));
     const users = await server.db('users').first('password_hash');
     assert.match(users.password_hash, /^scrypt\$/);
+  });
+
+  it("stores a password hashed at an older cost again at today's at sign-in; its tokens keep working", async () => {
+    const salt = randomBytes(16);
+    const hash = scryptSync(ADMIN.password, salt, 64, { N: 16384, r: 8, p: 1 });
+    const older = ['scrypt', 16384, 8, 1, salt.toString('base64'), hash.toString('base64')].join('$');
+    await server.db('users').where({ username: ADMIN.username }).update({ password_hash: older });
+    const before = await server.db('users').where({ username: ADMIN.username }).first('modified');
+    const res = await server.post('/apps/api/auth', ADMIN, { token: null });
+    assert.equal(res.status, 200);
+    const stored = await server.db('users').where({ username: ADMIN.username }).first('password_hash', 'modified');
+    assert.match(stored.password_hash, /^scrypt\$32768\$8\$1\$/);
+    assert.equal(stored.modified, before.modified);
+    assert.equal((await server.get('/groups')).status, 200);
+    assert.equal((await server.post('/apps/api/auth', ADMIN, { token: null })).status, 200);
+    assert.equal((await server.post('/apps/api/auth', { ...ADMIN, password: 'nope' }, { token: null })).status, 400);
   });
 });
 
