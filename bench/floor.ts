@@ -43,7 +43,7 @@ const SEQUENTIAL_REQUESTS = 1000;
  * One floor server, in its own process like Doorlist, under the check-in load, then with one
  * client waiting for each answer (the floor of the one-scanner latency).
  */
-async function driveFloor(source: string, load: { connections: number; amount: number; warmup: number }): Promise<{ loaded: LoadResult; sequential: LoadResult }> {
+async function driveFloor(source: string, load: { connections: number; amount: number; warmup: number }): Promise<{ loaded: LoadResult; sequential: LoadResult; peakRssMb: number }> {
   const floor = await spawnServer(['-e', source], {}, /floor listening on (http:\/\/\S+)/);
   try {
     const body = (i: number) => JSON.stringify({ barcode: `G${String(i).padStart(7, '0')}`, uid: `floor-${i}`, station: 'Bench door' });
@@ -51,7 +51,7 @@ async function driveFloor(source: string, load: { connections: number; amount: n
     await drive({ url, method: 'POST', body, connections: load.connections, amount: load.warmup });
     const loaded = await drive({ url, method: 'POST', body, connections: load.connections, amount: load.amount, serverCpuMs: floor.cpuMs });
     const sequential = await drive({ url, method: 'POST', body, connections: 1, amount: SEQUENTIAL_REQUESTS });
-    return { loaded, sequential };
+    return { loaded, sequential, peakRssMb: round(floor.peakRssMb(), 1) };
   } finally {
     await floor.stop();
   }
@@ -59,10 +59,10 @@ async function driveFloor(source: string, load: { connections: number; amount: n
 
 /** The bare node:http floor the check-in is held against, and Express's own floor beside it. */
 export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult }> {
-  const { loaded: result, sequential } = await driveFloor(FLOOR_SERVER, load);
-  log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request; one client: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms`);
-  const { loaded: express, sequential: expressSequential } = await driveFloor(EXPRESS_FLOOR_SERVER, load);
-  log(`  Express floor: ${express.requestsPerSecond} req/s, p50 ${express.p50Ms} ms, p99 ${express.p99Ms} ms, ${express.serverCpuUsPerRequest} µs server CPU per request; one client: p50 ${expressSequential.p50Ms} ms, p99 ${expressSequential.p99Ms} ms`);
+  const { loaded: result, sequential, peakRssMb } = await driveFloor(FLOOR_SERVER, load);
+  log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request, peak RSS ${peakRssMb} MB; one client: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms`);
+  const { loaded: express, sequential: expressSequential, peakRssMb: expressPeakRssMb } = await driveFloor(EXPRESS_FLOOR_SERVER, load);
+  log(`  Express floor: ${express.requestsPerSecond} req/s, p50 ${express.p50Ms} ms, p99 ${express.p99Ms} ms, ${express.serverCpuUsPerRequest} µs server CPU per request, peak RSS ${expressPeakRssMb} MB; one client: p50 ${expressSequential.p50Ms} ms, p99 ${expressSequential.p99Ms} ms`);
   return {
     result,
     metrics: [
@@ -70,10 +70,13 @@ export async function benchFloor(load: { connections: number; amount: number; wa
       { section: 'floor', name: 'bare node:http p99', value: result.p99Ms, unit: 'ms' },
       { section: 'floor', name: 'bare node:http server CPU per request', value: result.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
       { section: 'floor', name: 'bare node:http one sequential client p99', value: sequential.p99Ms, unit: 'ms' },
+      // The same load's peak memory, no database: what Node and V8's default heap policy take.
+      { section: 'floor', name: 'bare node:http peak RSS', value: peakRssMb, unit: 'MB' },
       { section: 'floor', name: 'Express alone requests/s', value: express.requestsPerSecond, unit: 'req/s' },
       { section: 'floor', name: 'Express alone server CPU per request', value: express.serverCpuUsPerRequest ?? NaN, unit: 'µs' },
       { section: 'floor', name: 'Express alone / bare node:http throughput', value: round(express.requestsPerSecond / result.requestsPerSecond), unit: 'ratio' },
       { section: 'floor', name: 'Express alone one sequential client p99', value: expressSequential.p99Ms, unit: 'ms' },
+      { section: 'floor', name: 'Express alone peak RSS', value: expressPeakRssMb, unit: 'MB' },
     ],
   };
 }
