@@ -6,14 +6,28 @@ const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, key
 // mmap threshold, so every hash maps its area and hands it back. At N = 16384 glibc kept the
 // 16 MiB in the arena of each libuv thread that had hashed, for the life of the process (four
 // sign-ins: +64 MB resident). Node refuses more than 32 MiB unless maxmem says otherwise.
-const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 64 };
+const SCRYPT = { N: 32768, r: 8, p: 1 };
+const KEY_LENGTH = 64;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 
+type Cost = typeof SCRYPT;
+
 /** `scrypt$N$r$p$salt$hash`, so the cost can be raised later without breaking old hashes. */
+function storedForm(cost: Cost, salt: Buffer, hash: Buffer): string {
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+function parseStored(stored: string): { cost: Cost; salt: Buffer; hash: Buffer } | undefined {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return undefined;
+  return { cost: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') };
+}
+
+const hashAt = (cost: Cost, password: string, salt: Buffer, length: number) => scrypt(password, salt, length, { ...cost, maxmem: SCRYPT_MAXMEM });
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: SCRYPT_MAXMEM });
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  return storedForm(SCRYPT, salt, await hashAt(SCRYPT, password, salt, KEY_LENGTH));
 }
 
 /**
@@ -22,21 +36,19 @@ export async function hashPassword(password: string): Promise<string> {
  * scrypt that hashing a decoy password would take.
  */
 export function unmatchableHash(): string {
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, randomBytes(16).toString('base64'), randomBytes(SCRYPT.keylen).toString('base64')].join('$');
+  return storedForm(SCRYPT, randomBytes(16), randomBytes(KEY_LENGTH));
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT_MAXMEM });
-  return timingSafeEqual(actual, expected);
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  return timingSafeEqual(await hashAt(parsed.cost, password, parsed.salt, parsed.hash.length), parsed.hash);
 }
 
 /** Whether a stored hash was made with today's cost; an older one is made again at the next sign-in. */
 export function hashHasCurrentCost(stored: string): boolean {
-  const [scheme, n, r, p] = stored.split('$');
-  return scheme === 'scrypt' && Number(n) === SCRYPT.N && Number(r) === SCRYPT.r && Number(p) === SCRYPT.p;
+  const cost = parseStored(stored)?.cost;
+  return cost?.N === SCRYPT.N && cost.r === SCRYPT.r && cost.p === SCRYPT.p;
 }
 
 /** A new random secret (token or API key), shown to its owner once. */
