@@ -4,7 +4,8 @@ import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { sqliteBulkInsert } from '../db/bulk';
 import { newUid } from '../core/uid';
-import { batchSearchTerms } from '../db/repositories/guests';
+import { batchSearchTerms } from '../db/search-terms';
+import { fullTextEntries } from '../db/search-index';
 import { round, type Log, type Metric } from './common';
 
 /**
@@ -17,7 +18,7 @@ import { round, type Log, type Metric } from './common';
 
 const NOW = new Date().toISOString();
 const GUEST_COLUMNS = ['uid', 'created', 'modified', 'event_id', 'registration_type_id', 'first_name', 'last_name', 'email', 'company', 'job_title', 'barcode', 'checked_in_at'];
-const TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
+const SEARCH_COLUMNS = ['rowid', 'terms'];
 
 class StatementClock {
   ms = 0;
@@ -42,10 +43,10 @@ function guestTuple(eventId: number, typeId: number, first: string, last: string
   return [newUid(), NOW, NOW, eventId, typeId, first, last, email, company, 'Engineer', barcode, checkedIn ? NOW : null];
 }
 
-/** The batch's search-term rows as the imports build them (batchSearchTerms, then ids by place). */
+/** The batch's search-index rows as the imports build them (batchSearchTerms, then the guests' ids). */
 function termTuples(eventId: number, guests: unknown[][], ids: number[]): unknown[][] {
   const fields = guests.map((g) => ({ first_name: g[5] as string, last_name: g[6] as string, email: g[7] as string, company: g[8] as string, barcode: g[10] as string }));
-  return batchSearchTerms(fields).map(([term, k]) => [eventId, ids[k], term]);
+  return fullTextEntries(eventId, batchSearchTerms(fields), ids);
 }
 
 /** A new event's rows as an event file brings them: guests and their terms 2,000 a statement, an answer each, half checked in. */
@@ -61,7 +62,7 @@ async function eventFileRows(db: Db, eventId: number, typeId: number, questionId
     const idOf = new Map(inserted.map((r) => [r.uid, r.id]));
     const batchIds = batch.map((g) => idOf.get(g[0] as string) as number);
     ids.push(...batchIds);
-    await clocks.terms.insert('guest_search_terms', TERM_COLUMNS, termTuples(eventId, batch, batchIds));
+    await clocks.terms.insert('guest_search', SEARCH_COLUMNS, termTuples(eventId, batch, batchIds));
   }
   for (let start = 0; start < ids.length; start += 2000) {
     const answers = ids.slice(start, start + 2000).map((id) => [newUid(), NOW, NOW, id, questionId, '11-50']);
@@ -93,7 +94,7 @@ async function csvRows(db: Db, event: { id: number; group_id: number }, typeId: 
       const inserted: { id: number; uid: string }[] = await clocks.staging.timed(() => run(sqliteBulkInsert(GUEST_COLUMNS, true), ['guests', ...GUEST_COLUMNS, guestsJson]));
       const idOf = new Map(inserted.map((r) => [r.uid, r.id]));
       const termsJson = JSON.stringify(termTuples(event.id, batch, batch.map((g) => idOf.get(g[0] as string) as number)));
-      await clocks.staging.timed(() => run(sqliteBulkInsert(TERM_COLUMNS, false), ['guest_search_terms', ...TERM_COLUMNS, termsJson]));
+      await clocks.staging.timed(() => run(sqliteBulkInsert(SEARCH_COLUMNS, false), ['guest_search', ...SEARCH_COLUMNS, termsJson]));
       await clocks.staging.timed(() => run('COMMIT'));
     }
     await clocks.move.timed(async () => {

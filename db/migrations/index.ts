@@ -15,6 +15,7 @@ import * as scanTimesAsInstants from './20261126100000_scan_times_as_instants';
 import * as eventGuestCounts from './20261126110000_event_guest_counts';
 import * as checkinsByGuest from './20261126120000_checkins_by_guest';
 import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
+import * as guestSearchFullText from './20261126140000_guest_search_full_text';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126110000_event_guest_counts': eventGuestCounts,
   '20261126120000_checkins_by_guest': checkinsByGuest,
   '20261126130000_foreign_keys_indexed': foreignKeysIndexed,
+  '20261126140000_guest_search_full_text': guestSearchFullText,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,6 +3,7 @@ import type { Conn, Db } from '../knex';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
+import { refreshSearchStatistics } from '../search-index';
 import { guestAnswers, insertGuests, isCodeTaken, type GuestAnswer, type GuestInsert, type GuestRow } from './guests';
 
 export interface CsvQuestion {
@@ -89,13 +90,15 @@ export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';
  */
 export async function revealCsvGuests(db: Db, stagingId: number, eventId: number): Promise<CsvReveal> {
   try {
-    return await db.transaction(async (trx) => {
+    const reveal = await db.transaction(async (trx) => {
       if (!(await trx('events').where({ id: eventId }).whereNull('importing_since').first('id'))) return 'event-gone';
       if (!(await trx('events').where({ id: stagingId }).whereNotNull('importing_since').first('id'))) throw new Error('the staged CSV import was cleared before it finished');
       await trx('guests').where({ event_id: stagingId }).update({ event_id: eventId, modified: nowIso() });
       await trx('events').where({ id: stagingId }).delete();
-      return 'revealed';
+      return 'revealed' as const;
     });
+    if (reveal === 'revealed') await refreshSearchStatistics(db);
+    return reveal;
   } catch (err) {
     if (isCodeTaken(err)) return 'codes-taken';
     throw err;

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
-import { insertRows, insertTuples } from '../bulk';
+import { insertRows } from '../bulk';
+import { fileSearchTerms, forgetSearchTerms, whereSearchMatches } from '../search-index';
+import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
 import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
@@ -142,71 +144,12 @@ export function generateBarcode(): string {
   return code;
 }
 
-const TERM_MAX = 255;
-const WORD_SPLIT = /\s+/;
-const PART_SPLIT = /[@.\-_'+,;:/()]+/;
-
-/** What a guest is searched by. */
-type SearchableFields = Partial<Pick<GuestRow, 'first_name' | 'last_name' | 'email' | 'company' | 'nfc_tag'>> & { barcode?: string | null };
-
-/**
- * The lower-cased words a search can prefix-match: each word of the name, e-mail and
- * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
- */
-function searchTerms(guest: SearchableFields): string[] {
-  const terms = new Set<string>();
-  const add = (t: string) => {
-    if (t) terms.add(t.slice(0, TERM_MAX));
-  };
-  for (const text of [guest.first_name, guest.last_name, guest.email, guest.company]) {
-    if (!text) continue;
-    for (const word of text.toLowerCase().split(WORD_SPLIT)) {
-      add(word);
-      for (const part of word.split(PART_SPLIT)) add(part);
-    }
-  }
-  for (const code of [guest.barcode, guest.nfc_tag]) if (code) add(code.toLowerCase().trim());
-  // A term that is a prefix of another adds no match the longer one lacks.
-  const sorted = [...terms].sort();
-  return sorted.filter((t, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(t));
-}
-
-/** Query words: what each must prefix-match in some term of a guest. */
-export function searchWords(query: string): string[] {
-  return [...new Set(query.toLowerCase().split(WORD_SPLIT).filter(Boolean))].slice(0, 8).map((w) => w.slice(0, TERM_MAX));
-}
-
-// The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
-const TOP = '\u{10FFFF}';
-
 type Searchable = SearchableFields & { id: number };
 
-const SEARCH_TERM_COLUMNS = ['event_id', 'guest_id', 'term'];
-
-/**
- * A batch's search terms, each with its guest's place in the batch, sorted by term so they land
- * in the (event_id, term) index in order; apart from the writing, so a bulk path can work them
- * out while the database inserts the guests (db/bulk's `alongside`).
- */
-export type BatchTerms = readonly (readonly [term: string, guest: number])[];
-
-export function batchSearchTerms(guests: readonly SearchableFields[]): BatchTerms {
-  const entries: [string, number][] = [];
-  guests.forEach((g, i) => {
-    for (const term of searchTerms(g)) entries.push([term, i]);
-  });
-  return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-}
-
-/** Writes a batch's terms filed under `eventId`, `ids` its guests' ids in its order: every path that adds or changes guests. */
-export async function insertBatchSearchTerms(trx: Conn, eventId: number, terms: BatchTerms, ids: readonly number[]): Promise<void> {
-  await insertTuples(trx, 'guest_search_terms', SEARCH_TERM_COLUMNS, terms.map(([term, guest]) => [eventId, ids[guest], term]));
-}
-
-/** A guest whose searched fields changed: its terms are written again (in the caller's transaction). */
+/** A guest whose searched fields changed: its terms are filed again (in the caller's transaction). */
 export async function replaceSearchTerms(trx: Conn, eventId: number, guest: Searchable): Promise<void> {
-  await trx('guest_search_terms').where({ guest_id: guest.id }).delete();
-  await insertBatchSearchTerms(trx, eventId, batchSearchTerms([guest]), [guest.id]);
+  await forgetSearchTerms(trx, guest.id);
+  await fileSearchTerms(trx, eventId, [searchTerms(guest)], [guest.id]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -321,8 +264,8 @@ const EMPTY_TAIL = '[]}';
 
 /**
  * One page of an event's guests, oldest first, each as its API JSON text (toGuest's form),
- * with the count of all that match. Filters narrow on (event_id, modified) and (event_id,
- * term) indexes. The page's ids are found first on the (event_id, id) index alone, so a
+ * with the count of all that match. Filters narrow on the (event_id, modified) index and the
+ * search index (db/search-index.ts). The page's ids are found first on the (event_id, id) index alone, so a
  * late page of a full sync skips the earlier guests' index entries, never their rows; only
  * the page's rows are read, and each crosses the driver as one string.
  */
@@ -331,12 +274,7 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
   if (filter.onlyCheckins) base.whereNotNull('checked_in_at');
   const words = searchWords(filter.search ?? '');
-  for (const word of words) {
-    base.whereIn(
-      'id',
-      db('guest_search_terms').distinct('guest_id').where('event_id', eventId).andWhere('term', '>=', word).andWhere('term', '<', word + TOP),
-    );
-  }
+  whereSearchMatches(db, base, eventId, words);
   const whole = !page.modifiedSince && !filter.onlyCheckins && words.length === 0;
   const count = whole && dialectOf(db).keepsGuestCounts ? await keptGuestCount(db, eventId) : Number((await base.clone().count({ count: '*' }))[0].count);
   const pageIds = base.clone().select('id').orderBy('id').limit(page.limit).offset(page.offset);
@@ -433,7 +371,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
     const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
     ids.push(...chunkIds);
-    await insertBatchSearchTerms(trx, options.searchEventId ?? eventId, batchSearchTerms(records as SearchableFields[]), chunkIds);
+    await fileSearchTerms(trx, options.searchEventId ?? eventId, batchSearchTerms(records as SearchableFields[]), chunkIds);
     const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));
     await insertAnswers(trx, answers, now);
   }

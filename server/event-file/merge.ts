@@ -24,7 +24,9 @@ import {
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
-import { batchSearchTerms, insertBatchSearchTerms, replaceSearchTerms, type BatchTerms } from '../../db/repositories/guests';
+import { replaceSearchTerms } from '../../db/repositories/guests';
+import { fileSearchTerms, refreshSearchStatistics } from '../../db/search-index';
+import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
 import { alongside, chunks } from '../../db/bulk';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
@@ -242,6 +244,7 @@ export class EventMerger {
       await this.db.transaction((trx) => this.applyMerge(trx));
       await this.staged.close();
     }
+    await refreshSearchStatistics(this.db);
     return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
   }
 
@@ -532,7 +535,7 @@ export class EventMerger {
     this.result.created[def.name] += rows.length;
     if (terms) {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
-      await insertBatchSearchTerms(trx, this.eventId, terms, rows.map((g) => idByUid.get(g.uid as string) as number));
+      await fileSearchTerms(trx, this.eventId, terms, rows.map((g) => idByUid.get(g.uid as string) as number));
     }
     if (def.name === 'checkins') {
       this.result.checkins_added += rows.length;

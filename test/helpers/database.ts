@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
+import type { Conn } from '../../db/knex';
+import { guestsWithSearchTerms } from '../../db/search-index';
 
 /**
  * DOORLIST_TEST_PG (an admin URL, e.g. `postgres://postgres@127.0.0.1:5432/postgres`) runs the
@@ -46,4 +48,11 @@ export async function createTestDatabase(dir: string): Promise<TestDatabase> {
     setting: url.toString(),
     drop: () => asAdmin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
+}
+
+/** Guests with search terms filed, over every event: what a table count sees of the search index. */
+export async function searchableGuests(db: Conn): Promise<number> {
+  let total = 0;
+  for (const eventId of await db('events').pluck('id')) total += await guestsWithSearchTerms(db, eventId);
+  return total;
 }

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
 import { createTestDatabase, TEST_PG } from '../helpers/database';
 import { rec } from '../helpers/event-files';
+import { listGuests } from '../../db/repositories/guests';
 
 describe('migrations', () => {
   it('run latest, rollback and latest again on a fresh file', async () => {
@@ -99,6 +100,34 @@ describe('migrations', () => {
       assert.deepEqual(await db('guests').orderBy('id').pluck('checked_in_at'), ['2026-12-01T18:02:07.000Z', null]);
       await db.migrate.down(migration);
       assert.deepEqual(await db('checkins').orderBy('id').pluck('scanned_at'), ['2026-12-01T18:02:07', '2026-12-01T18:01:00', '2026-12-01T18:05:00']);
+    } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('moves the search terms a SQLite laptop kept into the full-text index, and works them out again going back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-search-terms-'));
+    const db = createDb(path.join(dir, 'db.sqlite'));
+    try {
+      const migration = { name: '20261126140000_guest_search_full_text' };
+      await db.migrate.latest();
+      await db.migrate.down(migration);
+      const [group] = await db('groups').insert(rec({ name: 'Acme' })).returning('id');
+      const [event] = await db('events').insert(rec({ group_id: group.id, name: 'Night', starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' })).returning('id');
+      const [type] = await db('registration_types').insert(rec({ event_id: event.id, name: 'Ticket', description: '' })).returning('id');
+      const [ada] = await db('guests').insert(rec({ event_id: event.id, registration_type_id: type.id, first_name: 'Åda', last_name: 'Lovelace', email: 'ada@engine.test', barcode: 'BC-1' })).returning('id');
+      // As the old code filed them: a row per term.
+      await db('guest_search_terms').insert(['åda', 'lovelace', 'ada@engine.test', 'engine', 'test', 'bc-1'].map((term) => ({ event_id: event.id, guest_id: ada.id, term })));
+
+      await db.migrate.latest();
+      const found = async (search: string) => (await listGuests(db, event.id, { search }, { limit: 10, offset: 0 })).count;
+      for (const search of ['åd', 'love', 'ada@eng', 'engine', 'bc-1', 'lovelace åda']) assert.equal(await found(search), 1, search);
+      assert.equal(await found('grace'), 0);
+
+      await db.migrate.down(migration);
+      const terms = (await db('guest_search_terms').where({ guest_id: ada.id }).pluck('term')).sort();
+      assert.deepEqual(terms, ['ada@engine.test', 'bc-1', 'engine', 'lovelace', 'test', 'åda']);
     } finally {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { Conn } from './knex';
+import { insertTuples } from './bulk';
+import { dialectOf } from './dialect';
+import type { BatchTerms } from './search-terms';
+
+/**
+ * Where guests' search terms are filed, each under an event: the one place they are kept
+ * differently on SQLite and on PostgreSQL.
+ *
+ * SQLite: `guest_search`, an FTS5 index with one entry per guest (its rowid the guest's id)
+ * holding each term as the token `<event id>x<the term's UTF-8 in hex>`. Hex keeps a term one
+ * token whatever it holds, and a word's hex prefixes a term's hex exactly when the word
+ * prefixes the term; the event in front keeps a prefix to the event. A row per term, with its
+ * two indexes, cost an import three times as long, and two common words in one search made
+ * SQLite's planner try every pair of their guest lists (minutes at 100,000 guests).
+ * A trigger on guests forgets a removed guest's entry (migration 20261126140000).
+ *
+ * PostgreSQL: `guest_search_terms`, a row per term, searched by prefix ranges on its
+ * (event_id, term) index (binary collation, see Dialect.binaryCollation).
+ */
+
+const isSqlite = (db: Conn) => dialectOf(db).name === 'sqlite';
+
+function token(eventId: number, term: string): string {
+  return `${eventId}x${Buffer.from(term, 'utf8').toString('hex')}`;
+}
+
+/** The FTS5 query for guests with a term under the event that each word prefixes. */
+function fullTextQuery(eventId: number, words: readonly string[]): string {
+  return words.map((w) => `"${token(eventId, w)}"*`).join(' AND ');
+}
+
+// The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
+const TOP = '\u{10FFFF}';
+
+/** SQLite's `guest_search` rows (rowid, tokens) for a batch: a guest without terms has none. */
+export function fullTextEntries(eventId: number, terms: BatchTerms, ids: readonly number[]): [number, string][] {
+  const entries: [number, string][] = [];
+  ids.forEach((id, k) => {
+    if (terms[k].length > 0) entries.push([id, terms[k].map((t) => token(eventId, t)).join(' ')]);
+  });
+  return entries;
+}
+
+/** Files each guest's terms under `eventId`, `ids[k]` the id of the guest whose terms are `terms[k]`. */
+export async function fileSearchTerms(trx: Conn, eventId: number, terms: BatchTerms, ids: readonly number[]): Promise<void> {
+  if (isSqlite(trx)) {
+    await insertTuples(trx, 'guest_search', ['rowid', 'terms'], fullTextEntries(eventId, terms, ids));
+    return;
+  }
+  // Sorted by term, so they land in the (event_id, term) index in order.
+  const rows = terms.flatMap((own, k) => own.map((term) => [eventId, ids[k], term] as const));
+  rows.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
+  await insertTuples(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows as unknown as unknown[][]);
+}
+
+/** Forgets a guest's terms (before they are filed again). */
+export async function forgetSearchTerms(trx: Conn, guestId: number): Promise<void> {
+  if (isSqlite(trx)) await trx('guest_search').where('rowid', guestId).delete();
+  else await trx('guest_search_terms').where('guest_id', guestId).delete();
+}
+
+/** Narrows a query of the event's guests (`guests.id` as `id`) to those for whom each word prefixes a term. */
+export function whereSearchMatches<Q extends Knex.QueryBuilder>(db: Conn, query: Q, eventId: number, words: readonly string[]): Q {
+  if (words.length === 0) return query;
+  if (isSqlite(db)) return query.whereIn('id', db('guest_search').select('rowid').whereRaw('guest_search match ?', [fullTextQuery(eventId, words)])) as Q;
+  for (const word of words) {
+    query.whereIn('id', db('guest_search_terms').distinct('guest_id').where('event_id', eventId).andWhere('term', '>=', word).andWhere('term', '<', word + TOP));
+  }
+  return query;
+}
+
+/** How many guests have terms filed under the event: what an import's clean-up must bring back. */
+export async function guestsWithSearchTerms(db: Conn, eventId: number): Promise<number> {
+  const row = isSqlite(db)
+    ? await db('guest_search').whereRaw('guest_search match ?', [`"${eventId}x"*`]).count({ n: '*' }).first()
+    : await db('guest_search_terms').where('event_id', eventId).countDistinct({ n: 'guest_id' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * After an import brought many guests at once. PostgreSQL plans by table statistics that
+ * autovacuum refreshes a minute or more later: until then a new event's guests and terms look
+ * like a row or two, and a search of two common words joined every pair of their lists (4 s at
+ * 5,000 guests). SQLite plans without statistics (Doorlist never runs its ANALYZE).
+ */
+export async function refreshSearchStatistics(db: Conn): Promise<void> {
+  if (!isSqlite(db)) await db.raw('analyze guests, guest_search_terms');
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createDb, migrateLatest, type Db } from '../../db/knex';
+import { findGuest, insertGuests, listGuests, updateGuest, type GuestInsert } from '../../db/repositories/guests';
+import { guestsWithSearchTerms, refreshSearchStatistics } from '../../db/search-index';
+import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+import { rec } from '../helpers/event-files';
+
+/** Guests' search terms, filed per event (db/search-index.ts): FTS5 on SQLite, term rows on PostgreSQL. */
+describe(`the search index (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
+  let dir: string;
+  let database: TestDatabase;
+  let db: Db;
+  let groupId: number;
+  // Event ids 1 and 11: one's id is the other's first digit, as its token's prefix would be.
+  const events: { id: number; typeId: number }[] = [];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-search-'));
+    database = await createTestDatabase(dir);
+    db = createDb(database.setting);
+    await migrateLatest(db);
+    [{ id: groupId }] = await db('groups').insert(rec({ name: 'Acme' })).returning('id');
+    for (let i = 0; i < 11; i++) {
+      const [{ id }] = await db('events').insert(rec({ group_id: groupId, name: `Night ${i}`, starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' })).returning('id');
+      const [{ id: typeId }] = await db('registration_types').insert(rec({ event_id: id, name: 'Ticket', description: '' })).returning('id');
+      events.push({ id, typeId });
+    }
+  });
+  after(async () => {
+    await db?.destroy();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const guest = (typeId: number, first: string, last: string, extra: Partial<GuestInsert> = {}): GuestInsert => ({ registration_type_id: typeId, first_name: first, last_name: last, email: '', ...extra });
+  const add = (event: { id: number; typeId: number }, guests: GuestInsert[]) => db.transaction((trx) => insertGuests(trx, event.id, guests));
+  const found = async (eventId: number, search: string) => (await listGuests(db, eventId, { search }, { limit: 10_000, offset: 0 })).results.map((json) => JSON.parse(json).id as number);
+
+  it('finds a guest by any word prefix of its fields, within its own event only', async () => {
+    const [first, eleventh] = [events[0], events[10]];
+    const [ada] = await add(first, [guest(first.typeId, 'Ada', 'Lovelace', { email: 'ada@engine.example', company: 'Analytical Engine', barcode: 'BC-ADA' })]);
+    const [other] = await add(eleventh, [guest(eleventh.typeId, 'Ada', 'Byron', { email: 'ada@poetry.example' })]);
+    assert.deepEqual(await found(first.id, 'ada'), [ada]);
+    assert.deepEqual(await found(eleventh.id, 'ada'), [other]);
+    assert.deepEqual(await found(first.id, 'LOVE ana'), [ada]);
+    assert.deepEqual(await found(first.id, 'ada@engine'), [ada]);
+    assert.deepEqual(await found(first.id, 'example'), [ada]);
+    assert.deepEqual(await found(first.id, 'bc-ada'), [ada]);
+    assert.deepEqual(await found(first.id, 'byron'), []);
+    assert.deepEqual(await found(first.id, 'ada nobody'), []);
+    assert.equal(await guestsWithSearchTerms(db, first.id), 1);
+    assert.equal(await guestsWithSearchTerms(db, eleventh.id), 1);
+  });
+
+  it('keeps letters beyond ASCII whole and takes search syntax as plain text', async () => {
+    const event = events[1];
+    const [zoe] = await add(event, [guest(event.typeId, 'Zoë', 'Ångström', { company: 'Café "Noir" * AND OR', barcode: 'ÆØÅ-1' })]);
+    for (const q of ['zoë', 'zo', 'ångs', 'café', '"noir"', '*', 'and', 'or', 'æøå-1']) assert.deepEqual(await found(event.id, q), [zoe], q);
+    for (const q of ['zoe', 'angstrom', 'NEAR(zo', ')', '-zo', 'zo*', 'ada']) assert.deepEqual(await found(event.id, q), [], q);
+  });
+
+  it('follows a change of the searched fields', async () => {
+    const event = events[2];
+    const [id] = await add(event, [guest(event.typeId, 'Grace', 'Kelly', { company: 'Hollywood' })]);
+    await updateGuest(db, (await findGuest(db, event.id, id))!, { last_name: 'Grimaldi', company: 'Monaco Palace' });
+    assert.deepEqual(await found(event.id, 'kelly'), []);
+    assert.deepEqual(await found(event.id, 'hollywood'), []);
+    assert.deepEqual(await found(event.id, 'grimaldi palace'), [id]);
+    assert.equal(await guestsWithSearchTerms(db, event.id), 1);
+  });
+
+  it('forgets guests removed, one by one or with their event', async () => {
+    const event = events[3];
+    const ids = await add(event, Array.from({ length: 30 }, (_, i) => guest(event.typeId, `Gone${i}`, 'Soon')));
+    await db('guests').where({ id: ids[0] }).delete();
+    assert.equal(await guestsWithSearchTerms(db, event.id), 29);
+    assert.deepEqual((await found(event.id, 'gone0')).length, 0);
+    await db('events').where({ id: event.id }).delete();
+    assert.equal(await guestsWithSearchTerms(db, event.id), 0);
+  });
+
+  it('answers two words that each match thousands of guests at once, not pair by pair', async () => {
+    const event = events[4];
+    const ids = await add(event, Array.from({ length: 5000 }, (_, i) => guest(event.typeId, `Bench${i}`, 'Guest', { company: 'Common Company' })));
+    await refreshSearchStatistics(db); // as an import does once its guests are in
+    const started = performance.now();
+    assert.equal((await listGuests(db, event.id, { search: 'guest common' }, { limit: 25, offset: 0 })).count, 5000);
+    assert.equal((await listGuests(db, event.id, { search: 'company bench1' }, { limit: 25, offset: 0 })).count, 1111);
+    // Both databases once joined the two words' lists pair by pair (SQLite always, PostgreSQL
+    // before its statistics were refreshed): 25 million comparisons here, seconds.
+    assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
+    assert.deepEqual(await found(event.id, 'bench4999 guest'), [ids[4999]]);
+  });
+});
