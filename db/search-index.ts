@@ -79,12 +79,16 @@ export async function guestsWithSearchTerms(db: Conn, eventId: number): Promise<
   return Number(row?.n ?? 0);
 }
 
+// Fewer new guests than this mislead the planner little (joining a thousand pair by pair takes
+// milliseconds), and a sync's small deltas, merged as event files, then cost no ANALYZE.
+const STALE_AFTER_GUESTS = 1000;
+
 /**
- * After an import brought many guests at once. PostgreSQL plans by table statistics that
+ * After an import added `guestsAdded` guests at once. PostgreSQL plans by table statistics that
  * autovacuum refreshes a minute or more later: until then a new event's guests and terms look
  * like a row or two, and a search of two common words joined every pair of their lists (4 s at
  * 5,000 guests). SQLite plans without statistics (Doorlist never runs its ANALYZE).
  */
-export async function refreshSearchStatistics(db: Conn): Promise<void> {
-  if (!isSqlite(db)) await db.raw('analyze guests, guest_search_terms');
+export async function refreshSearchStatistics(db: Conn, guestsAdded: number): Promise<void> {
+  if (!isSqlite(db) && guestsAdded >= STALE_AFTER_GUESTS) await db.raw('analyze guests, guest_search_terms');
 }

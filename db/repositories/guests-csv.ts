@@ -90,15 +90,16 @@ export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';
  */
 export async function revealCsvGuests(db: Db, stagingId: number, eventId: number): Promise<CsvReveal> {
   try {
-    const reveal = await db.transaction(async (trx) => {
+    const moved = await db.transaction(async (trx) => {
       if (!(await trx('events').where({ id: eventId }).whereNull('importing_since').first('id'))) return 'event-gone';
       if (!(await trx('events').where({ id: stagingId }).whereNotNull('importing_since').first('id'))) throw new Error('the staged CSV import was cleared before it finished');
-      await trx('guests').where({ event_id: stagingId }).update({ event_id: eventId, modified: nowIso() });
+      const guests = await trx('guests').where({ event_id: stagingId }).update({ event_id: eventId, modified: nowIso() });
       await trx('events').where({ id: stagingId }).delete();
-      return 'revealed' as const;
+      return guests;
     });
-    if (reveal === 'revealed') await refreshSearchStatistics(db);
-    return reveal;
+    if (moved === 'event-gone') return moved;
+    await refreshSearchStatistics(db, moved);
+    return 'revealed';
   } catch (err) {
     if (isCodeTaken(err)) return 'codes-taken';
     throw err;

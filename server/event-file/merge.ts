@@ -244,7 +244,7 @@ export class EventMerger {
       await this.db.transaction((trx) => this.applyMerge(trx));
       await this.staged.close();
     }
-    await refreshSearchStatistics(this.db);
+    await refreshSearchStatistics(this.db, this.result.created.guests);
     return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
   }
 
