@@ -50,9 +50,9 @@ export async function fileSearchTerms(trx: Conn, eventId: number, terms: BatchTe
     return;
   }
   // Sorted by term, so they land in the (event_id, term) index in order.
-  const rows = terms.flatMap((own, k) => own.map((term) => [eventId, ids[k], term] as const));
+  const rows = terms.flatMap((own, k) => own.map((term): [number, number, string] => [eventId, ids[k], term]));
   rows.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
-  await insertTuples(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows as unknown as unknown[][]);
+  await insertTuples(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows);
 }
 
 /** Forgets a guest's terms (before they are filed again). */
