@@ -5,7 +5,7 @@ import { createDb, migrateLatest, type Db } from '../db/knex';
 import { sqliteBulkInsert } from '../db/bulk';
 import { newUid } from '../core/uid';
 import { batchSearchTerms } from '../db/search-terms';
-import { fullTextEntries } from '../db/search-index';
+import { fullTextEntries, fullTextTokens } from '../db/search-index';
 import { round, type Log, type Metric } from './common';
 
 /**
@@ -46,7 +46,7 @@ function guestTuple(eventId: number, typeId: number, first: string, last: string
 /** The batch's search-index rows as the imports build them (batchSearchTerms, then the guests' ids). */
 function termTuples(eventId: number, guests: unknown[][], ids: number[]): unknown[][] {
   const fields = guests.map((g) => ({ first_name: g[5] as string, last_name: g[6] as string, email: g[7] as string, company: g[8] as string, barcode: g[10] as string }));
-  return fullTextEntries(eventId, batchSearchTerms(fields), ids);
+  return fullTextEntries(fullTextTokens(eventId, batchSearchTerms(fields)), ids);
 }
 
 /** A new event's rows as an event file brings them: guests and their terms 2,000 a statement, an answer each, half checked in. */

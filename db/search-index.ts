@@ -34,22 +34,64 @@ function fullTextQuery(eventId: number, words: readonly string[]): string {
 // The highest code point: `term < w || TOP` bounds a prefix range under binary collation.
 const TOP = '\u{10FFFF}';
 
+/**
+ * A batch's terms made ready to file under an event once its guests have ids: worked out
+ * before the transaction that files them where the caller can (a CSV import does it while
+ * the batch before is written). On SQLite each guest's tokens are spelled out here.
+ */
+export interface PreparedSearchTerms {
+  readonly eventId: number;
+  readonly terms: BatchTerms;
+  readonly tokens?: readonly string[];
+}
+
+export function prepareSearchTerms(db: Conn, eventId: number, terms: BatchTerms): PreparedSearchTerms {
+  return isSqlite(db) ? { eventId, terms, tokens: fullTextTokens(eventId, terms) } : { eventId, terms };
+}
+
+/**
+ * Each guest's FTS5 text: its terms as tokens, space-separated. The batch is hex-encoded in one
+ * go (a Buffer per term cost twice as much) when it is ASCII, where a term's hex is exactly
+ * twice its length; otherwise term by term.
+ */
+export function fullTextTokens(eventId: number, terms: BatchTerms): string[] {
+  const joined = terms.map((own) => own.join('')).join('');
+  const hex = Buffer.from(joined, 'utf8').toString('hex');
+  if (hex.length !== joined.length * 2) return terms.map((own) => own.map((t) => token(eventId, t)).join(' '));
+  const prefix = `${eventId}x`;
+  let at = 0;
+  return terms.map((own) =>
+    own
+      .map((t) => {
+        at += t.length * 2;
+        return prefix + hex.slice(at - t.length * 2, at);
+      })
+      .join(' '),
+  );
+}
+
 /** SQLite's `guest_search` rows (rowid, tokens) for a batch: a guest without terms has none. */
-export function fullTextEntries(eventId: number, terms: BatchTerms, ids: readonly number[]): [number, string][] {
+export function fullTextEntries(tokens: readonly string[], ids: readonly number[]): [number, string][] {
   const entries: [number, string][] = [];
   ids.forEach((id, k) => {
-    if (terms[k].length > 0) entries.push([id, terms[k].map((t) => token(eventId, t)).join(' ')]);
+    if (tokens[k]) entries.push([id, tokens[k]]);
   });
   return entries;
 }
 
 /** Files each guest's terms under `eventId`, `ids[k]` the id of the guest whose terms are `terms[k]`. */
 export async function fileSearchTerms(trx: Conn, eventId: number, terms: BatchTerms, ids: readonly number[]): Promise<void> {
-  if (isSqlite(trx)) {
-    await insertTuples(trx, 'guest_search', ['rowid', 'terms'], fullTextEntries(eventId, terms, ids));
+  await filePreparedSearchTerms(trx, prepareSearchTerms(trx, eventId, terms), ids);
+}
+
+/** Files prepared terms, `ids[k]` the id of the guest whose terms are `prepared.terms[k]`. */
+export async function filePreparedSearchTerms(trx: Conn, prepared: PreparedSearchTerms, ids: readonly number[]): Promise<void> {
+  if (prepared.tokens) {
+    await insertTuples(trx, 'guest_search', ['rowid', 'terms'], fullTextEntries(prepared.tokens, ids));
     return;
   }
   // Sorted by term, so they land in the (event_id, term) index in order.
+  const { eventId, terms } = prepared;
   const rows = terms.flatMap((own, k) => own.map((term): [number, number, string] => [eventId, ids[k], term]));
   rows.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : a[1] - b[1]));
   await insertTuples(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows);

@@ -9,6 +9,7 @@ export type BatchTerms = readonly (readonly string[])[];
 const TERM_MAX = 255;
 const WORD_SPLIT = /\s+/;
 const PART_SPLIT = /[@.\-_'+,;:/()]+/;
+const PART_CHAR = /[@.\-_'+,;:/()]/;
 
 /** What a guest is searched by. */
 export interface SearchableFields {
@@ -25,21 +26,22 @@ export interface SearchableFields {
  * company, the e-mail's parts (split on @ . - _), and barcode and NFC tag whole.
  */
 export function searchTerms(guest: SearchableFields): string[] {
-  const terms = new Set<string>();
+  // An array sorted once rather than a Set: this runs for every guest of an import.
+  const terms: string[] = [];
   const add = (t: string) => {
-    if (t) terms.add(t.slice(0, TERM_MAX));
+    if (t) terms.push(t.length > TERM_MAX ? t.slice(0, TERM_MAX) : t);
   };
   for (const text of [guest.first_name, guest.last_name, guest.email, guest.company]) {
     if (!text) continue;
     for (const word of text.toLowerCase().split(WORD_SPLIT)) {
       add(word);
-      for (const part of word.split(PART_SPLIT)) add(part);
+      if (PART_CHAR.test(word)) for (const part of word.split(PART_SPLIT)) add(part);
     }
   }
   for (const code of [guest.barcode, guest.nfc_tag]) if (code) add(code.toLowerCase().trim());
-  // A term that is a prefix of another adds no match the longer one lacks.
-  const sorted = [...terms].sort();
-  return sorted.filter((t, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(t));
+  // A term that is a prefix of another (or the same again) adds no match the longer one lacks.
+  terms.sort();
+  return terms.filter((t, i) => i === terms.length - 1 || !terms[i + 1].startsWith(t));
 }
 
 /** Query words: what each must prefix-match in some term of a guest. */

@@ -4,7 +4,7 @@ import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
 import { refreshSearchStatistics } from '../search-index';
-import { guestAnswers, insertGuests, isCodeTaken, type GuestAnswer, type GuestInsert, type GuestRow } from './guests';
+import { GuestBatch, guestAnswers, insertPreparedGuests, isCodeTaken, type GuestAnswer, type GuestRow, type PreparedGuests } from './guests';
 
 export interface CsvQuestion {
   id: number;
@@ -73,12 +73,17 @@ export async function openCsvStaging(db: Db, event: EventRow): Promise<number> {
 }
 
 /**
- * Stages guests under the hidden event in a transaction of their own. Their search terms are
- * filed under the event they are for already: a search there matches only its own guests,
- * so they stay unseen until the move.
+ * A batch of guests to stage under the hidden event. Their search terms are filed under the
+ * event they are for already: a search there matches only its own guests, so they stay
+ * unseen until the move.
  */
-export async function stageCsvGuests(db: Db, stagingId: number, eventId: number, guests: GuestInsert[]): Promise<void> {
-  await db.transaction((trx) => insertGuests(trx, stagingId, guests, { searchEventId: eventId }));
+export function csvGuestBatch(stagingId: number, eventId: number): GuestBatch {
+  return new GuestBatch(stagingId, eventId);
+}
+
+/** Stages a batch (GuestBatch.prepared) under the hidden event in a transaction of its own. */
+export async function stageCsvGuests(db: Db, batch: PreparedGuests): Promise<void> {
+  await db.transaction((trx) => insertPreparedGuests(trx, batch));
 }
 
 export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';

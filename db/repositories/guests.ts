@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
 import { insertRows } from '../bulk';
-import { fileSearchTerms, forgetSearchTerms, whereSearchMatches } from '../search-index';
+import { fileSearchTerms, filePreparedSearchTerms, forgetSearchTerms, prepareSearchTerms, whereSearchMatches, type PreparedSearchTerms } from '../search-index';
 import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
 import { apiDatetime, jsonArrayEmpty, jsonBool, jsonBoolColumn, jsonObjectText } from '../dialect/json';
@@ -303,13 +303,10 @@ async function keptGuestCount(db: Conn, eventId: number): Promise<number> {
 // ---------------------------------------------------------------------------------------
 // Writes
 
-const GUEST_CHUNK = 500;
+// Guests an insert statement: a CSV import's quiet batch is one statement (every statement is a
+// turn between the main thread and SQLite's, which waits while the reader holds the main thread).
+const GUEST_CHUNK = 2000;
 const ID_CHUNK = 900;
-
-const GUEST_COLUMNS = [
-  'uid', 'created', 'modified', 'event_id', 'registration_type_id', 'first_name', 'last_name', 'email',
-  ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'objstatus', 'selfie', 'source', 'checked_in_at', 'attention', 'notes',
-];
 
 /** Answers with neither a choice nor a text only mark a question as cleared: nothing to store. */
 async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number })[], now: string) {
@@ -319,36 +316,103 @@ async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number 
   await insertRows(trx, 'guest_answers', records, false);
 }
 
-/** The row for one guest, column by column (a fixed shape: this runs 100k times per import). */
-function guestRecord(eventId: number, g: GuestInsert, now: string): Record<string, unknown> {
-  const source = g as unknown as Record<string, unknown>;
-  const record: Record<string, unknown> = {};
-  for (const column of GUEST_COLUMNS) record[column] = source[column] ?? null;
-  record.event_id = eventId;
-  record.uid ??= newUid();
-  record.created ??= now;
-  record.modified ??= now;
-  record.barcode ??= generateBarcode();
-  record.objstatus ??= 1;
-  record.selfie ??= '';
-  record.source ??= 'api';
-  record.attention ??= false;
-  return record;
+/**
+ * The row for one guest, every column named in one literal: one object shape for 100k guests
+ * an import (typed as the table's row, so a new column cannot be left out).
+ */
+function guestRecord(eventId: number, g: GuestInsert, now: string): Omit<GuestRow, 'id'> {
+  return {
+    uid: g.uid ?? newUid(),
+    created: g.created ?? now,
+    modified: g.modified ?? now,
+    event_id: eventId,
+    registration_type_id: g.registration_type_id,
+    first_name: g.first_name,
+    last_name: g.last_name,
+    email: g.email,
+    prefix: g.prefix ?? null,
+    suffix: g.suffix ?? null,
+    phone: g.phone ?? null,
+    cell_phone: g.cell_phone ?? null,
+    company: g.company ?? null,
+    job_title: g.job_title ?? null,
+    work_phone: g.work_phone ?? null,
+    blog: g.blog ?? null,
+    website: g.website ?? null,
+    barcode: g.barcode ?? generateBarcode(),
+    nfc_tag: g.nfc_tag ?? null,
+    objstatus: g.objstatus ?? 1,
+    selfie: g.selfie ?? '',
+    source: g.source ?? 'api',
+    checked_in_at: g.checked_in_at ?? null,
+    attention: g.attention ?? false,
+    notes: g.notes ?? null,
+  };
+}
+
+/**
+ * Guests gathered for one insert, each worked out as it is added: its row and its search
+ * terms. A CSV import adds each row as it reads it, while the batch before is written, so the
+ * work is spread between the reader's turns instead of held in one block, and the batch's
+ * transaction runs statements only. `searchEventId`: the event the search terms are filed
+ * under, when the guests wait under a hidden staging event for a later move (a CSV import):
+ * the move then leaves them alone.
+ */
+export class GuestBatch {
+  readonly guests: GuestInsert[] = [];
+  readonly records: Record<string, unknown>[] = [];
+  private readonly terms: string[][] = [];
+  private readonly now = nowIso();
+
+  constructor(
+    private readonly eventId: number,
+    private readonly searchEventId = eventId,
+  ) {}
+
+  add(guest: GuestInsert): void {
+    const record = guestRecord(this.eventId, guest, this.now);
+    this.guests.push(guest);
+    this.records.push(record);
+    this.terms.push(searchTerms(record as SearchableFields));
+  }
+
+  get size(): number {
+    return this.guests.length;
+  }
+
+  /** The batch as insertPreparedGuests takes it, its search entries spelled out (once every guest is in). */
+  prepared(db: Conn): PreparedGuests {
+    return { eventId: this.eventId, now: this.now, guests: this.guests, records: this.records, search: prepareSearchTerms(db, this.searchEventId, this.terms) };
+  }
+}
+
+export interface PreparedGuests {
+  readonly eventId: number;
+  readonly now: string;
+  readonly guests: readonly GuestInsert[];
+  readonly records: Record<string, unknown>[];
+  readonly search: PreparedSearchTerms;
 }
 
 /**
  * Inserts many guests of one event with their search terms and answers, in chunks,
  * inside the caller's transaction. Missing barcodes are generated. Returns the new ids in
  * input order. A barcode or NFC tag already taken answers the spec's 400.
- * `searchEventId`: the event the search terms are filed under, when the guests wait under a
- * hidden staging event for a later move (a CSV import): the move then leaves them alone.
  */
-export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[], options: { searchEventId?: number } = {}): Promise<number[]> {
-  const now = nowIso();
+export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[]): Promise<number[]> {
+  const batch = new GuestBatch(eventId);
+  for (const guest of guests) batch.add(guest);
+  return insertPreparedGuests(trx, batch.prepared(trx));
+}
+
+/** insertGuests for a batch gathered beforehand (GuestBatch). */
+export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Promise<number[]> {
+  const { eventId, now } = batch;
   const ids: number[] = [];
-  for (let start = 0; start < guests.length; start += GUEST_CHUNK) {
-    const chunk = guests.slice(start, start + GUEST_CHUNK);
-    const records = chunk.map((g) => guestRecord(eventId, g, now));
+  let redrawn = false;
+  for (let start = 0; start < batch.guests.length; start += GUEST_CHUNK) {
+    const chunk = batch.guests.slice(start, start + GUEST_CHUNK);
+    const records = batch.records.slice(start, start + GUEST_CHUNK);
     let inserted: { id: number; uid: string }[] | undefined;
     for (let attempt = 0; !inserted; attempt++) {
       try {
@@ -363,6 +427,7 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
           chunk.forEach((g, i) => {
             if (!g.barcode) records[i].barcode = generateBarcode();
           });
+          redrawn = true;
           continue;
         }
         throw (await firstConflict(trx, err, eventId, chunk)) ?? err;
@@ -371,10 +436,12 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
     const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
     const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
     ids.push(...chunkIds);
-    await fileSearchTerms(trx, options.searchEventId ?? eventId, batchSearchTerms(records as SearchableFields[]), chunkIds);
     const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));
     await insertAnswers(trx, answers, now);
   }
+  // A barcode is one of its guest's search terms: a drawn again code's terms are worked out again.
+  const search = redrawn ? prepareSearchTerms(trx, batch.search.eventId, batchSearchTerms(batch.records as SearchableFields[])) : batch.search;
+  await filePreparedSearchTerms(trx, search, ids);
   return ids;
 }
 

@@ -7,6 +7,7 @@ import type { Conn, Db } from '../../db/knex';
 import { withLargeCache } from '../../db/bulk';
 import type { EventRow } from '../../db/repositories/events';
 import {
+  csvGuestBatch,
   csvQuestions,
   csvRegistrationTypes,
   discardCsvStaging,
@@ -17,7 +18,7 @@ import {
   takenCodes,
   type CsvQuestion,
 } from '../../db/repositories/guests-csv';
-import { GUEST_TEXT_FIELDS, type GuestInsert } from '../../db/repositories/guests';
+import { GUEST_TEXT_FIELDS, type GuestBatch, type GuestInsert } from '../../db/repositories/guests';
 import { toApiDatetime } from '../../core/time';
 import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../route';
 import { DomainError } from '../../core/errors';
@@ -276,7 +277,7 @@ async function csvRecords(req: Readable & { headers: Record<string, string | str
  * `reveal`; after a refusal or a failure `discard` removes what was staged.
  */
 class CsvStager {
-  private batch: GuestInsert[] = [];
+  private batch?: GuestBatch;
   private writing: Promise<void> = Promise.resolve();
   private stagingId?: Promise<number>;
 
@@ -287,17 +288,19 @@ class CsvStager {
   ) {}
 
   async add(guest: GuestInsert): Promise<void> {
-    this.batch.push(guest);
-    if (this.batch.length >= (this.doorActive() ? STAGED_BATCH : QUIET_STAGED_BATCH)) await this.flush();
+    this.stagingId ??= openCsvStaging(this.db, this.event);
+    this.batch ??= csvGuestBatch(await this.stagingId, this.event.id);
+    // Its row and terms are worked out now, between the reader's turns, while the batch before is written.
+    this.batch.add(guest);
+    if (this.batch.size >= (this.doorActive() ? STAGED_BATCH : QUIET_STAGED_BATCH)) await this.flush();
   }
 
   private async flush(): Promise<void> {
-    const batch = this.batch;
-    this.batch = [];
+    if (!this.batch) return;
+    const prepared = this.batch.prepared(this.db);
+    this.batch = undefined;
     await this.writing;
-    this.stagingId ??= openCsvStaging(this.db, this.event);
-    const id = await this.stagingId;
-    this.writing = stageCsvGuests(this.db, id, this.event.id, batch);
+    this.writing = stageCsvGuests(this.db, prepared);
     // A failure surfaces at the next flush or at reveal; it is not unhandled meanwhile.
     this.writing.catch(() => undefined);
   }
@@ -307,7 +310,7 @@ class CsvStager {
    * meanwhile refuses its row (`refuse` throws the 400); then the move is tried again.
    */
   async reveal(refuse: () => Promise<void>): Promise<void> {
-    if (this.batch.length > 0) await this.flush();
+    await this.flush();
     await this.writing;
     if (!this.stagingId) return;
     const id = await this.stagingId;

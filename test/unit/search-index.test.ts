@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
-import { findGuest, insertGuests, listGuests, updateGuest, type GuestInsert } from '../../db/repositories/guests';
-import { guestsWithSearchTerms, refreshSearchStatistics } from '../../db/search-index';
+import { findGuest, GuestBatch, insertGuests, insertPreparedGuests, listGuests, updateGuest, type GuestInsert } from '../../db/repositories/guests';
+import { fullTextTokens, guestsWithSearchTerms, refreshSearchStatistics } from '../../db/search-index';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 import { rec } from '../helpers/event-files';
 
@@ -61,6 +61,35 @@ describe(`the search index (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     const [zoe] = await add(event, [guest(event.typeId, 'Zoë', 'Ångström', { company: 'Café "Noir" * AND OR', barcode: 'ÆØÅ-1' })]);
     for (const q of ['zoë', 'zo', 'ångs', 'café', '"noir"', '*', 'and', 'or', 'æøå-1']) assert.deepEqual(await found(event.id, q), [zoe], q);
     for (const q of ['zoe', 'angstrom', 'NEAR(zo', ')', '-zo', 'zo*', 'ada']) assert.deepEqual(await found(event.id, q), [], q);
+  });
+
+  it('spells a batch\'s tokens as each term alone would be, in one go or term by term', () => {
+    const alone = (eventId: number, terms: string[][]) => terms.map((own) => own.map((t) => `${eventId}x${Buffer.from(t, 'utf8').toString('hex')}`).join(' '));
+    const ascii = [['ada', 'lovelace'], [], ['x'.repeat(255), 'bc-1']];
+    assert.deepEqual(fullTextTokens(7, ascii), alone(7, ascii));
+    // Beyond ASCII, and lone surrogates whose neighbours would pair up if the batch were encoded joined.
+    const mixed = [['ada'], ['zoë', 'ångström'], ['a\ud800'], ['\udc00b', 'bc-2']];
+    assert.deepEqual(fullTextTokens(12, mixed), alone(12, mixed));
+  });
+
+  it('finds every guest of a batch that mixes ASCII and other letters', async () => {
+    const event = events[6];
+    const ids = await add(event, [guest(event.typeId, 'Grace', 'Hopper'), guest(event.typeId, 'Zoë', 'Ångström'), guest(event.typeId, 'Linus', 'Torvalds')]);
+    for (const [q, id] of [['grace', ids[0]], ['ångs', ids[1]], ['torv', ids[2]]] as const) assert.deepEqual(await found(event.id, q), [id], q);
+  });
+
+  it('files a barcode drawn again after a clash under the code the guest got', async () => {
+    const event = events[7];
+    const [holder] = await add(event, [guest(event.typeId, 'Holder', 'One', { barcode: 'TAKENCODE001' })]);
+    const batch = new GuestBatch(event.id);
+    batch.add(guest(event.typeId, 'Walk', 'In'));
+    // As if the code generated for the walk-in were the holder's: the insert meets it and draws again.
+    batch.records[0].barcode = 'TAKENCODE001';
+    const [walkIn] = await db.transaction((trx) => insertPreparedGuests(trx, batch.prepared(trx)));
+    const { barcode } = (await findGuest(db, event.id, walkIn))!;
+    assert.notEqual(barcode, 'TAKENCODE001');
+    assert.deepEqual(await found(event.id, barcode.toLowerCase()), [walkIn]);
+    assert.deepEqual(await found(event.id, 'takencode'), [holder]);
   });
 
   it('follows a change of the searched fields', async () => {
