@@ -4,6 +4,7 @@ import { barcodeOf, lastNameOf } from './seed';
 
 /** Issue 17: a laptop joining the door syncs 100k guests in 1.5 s, and a delta of 100 changes in 20 ms. */
 export const SYNC_TARGETS = { fullSyncS: 1.5, deltaMs: 20 };
+const FULL_SYNCS = 3;
 
 export interface SyncBenchInput {
   baseUrl: string;
@@ -53,29 +54,38 @@ export async function benchSync(input: SyncBenchInput, log: Log): Promise<{ metr
   );
 
   // Full sync: every page of 1000, one after another, as a laptop joining the door does.
+  // Three in a row, the median reported: one sync's time moves by a tenth from run to run here.
   let startTime = '';
   const cpuBefore = input.serverCpuMs?.();
   const mainBefore = input.serverMainThreadCpuMs?.();
   const clientBefore = process.cpuUsage();
-  const [received, fullMs] = await timed(async () => {
-    let total = 0;
-    let url: string | null = `${guestsUrl}?page_size=1000`;
-    while (url) {
-      const page: GuestPage = await getJson<GuestPage>(url, input.key);
-      if (!startTime) startTime = page.start_time;
-      total += page.results.length;
-      url = page.next;
-    }
-    return total;
-  });
-  if (received !== input.guests) throw new Error(`full sync received ${received} of ${input.guests} guests`);
-  const serverCpuS = cpuBefore === undefined ? undefined : round((input.serverCpuMs!() - cpuBefore) / 1000);
-  const mainCpuS = mainBefore === undefined ? undefined : round((input.serverMainThreadCpuMs!() - mainBefore) / 1000);
+  const fullMs: number[] = [];
+  for (let n = 0; n < FULL_SYNCS; n++) {
+    startTime = '';
+    const [received, ms] = await timed(async () => {
+      let total = 0;
+      let url: string | null = `${guestsUrl}?page_size=1000`;
+      while (url) {
+        const page: GuestPage = await getJson<GuestPage>(url, input.key);
+        if (!startTime) startTime = page.start_time;
+        total += page.results.length;
+        url = page.next;
+      }
+      return total;
+    });
+    if (received !== input.guests) throw new Error(`full sync received ${received} of ${input.guests} guests`);
+    fullMs.push(ms);
+  }
+  const perSync = (ms: number) => round(ms / FULL_SYNCS / 1000);
+  const serverCpuS = cpuBefore === undefined ? undefined : perSync(input.serverCpuMs!() - cpuBefore);
+  const mainCpuS = mainBefore === undefined ? undefined : perSync(input.serverMainThreadCpuMs!() - mainBefore);
   const clientCpu = process.cpuUsage(clientBefore);
-  const clientCpuS = round((clientCpu.user + clientCpu.system) / 1e6);
-  const fullS = round(fullMs / 1000);
-  log(`  full sync: ${received} guests in ${fullS} s${serverCpuS === undefined ? '' : `, ${serverCpuS} s of server CPU`}`);
-  metrics.push({ section: 'sync', name: `full guest sync (${input.guests}, page_size 1000)`, value: fullS, unit: 's', target: `≤ ${SYNC_TARGETS.fullSyncS}`, ok: fullS <= SYNC_TARGETS.fullSyncS });
+  const clientCpuS = perSync((clientCpu.user + clientCpu.system) / 1000);
+  fullMs.sort((a, b) => a - b);
+  const fullS = round(percentile(fullMs, 50) / 1000);
+  log(`  full sync: ${input.guests} guests in ${fullS} s (median of ${FULL_SYNCS}: ${fullMs.map((ms) => round(ms / 1000)).join(', ')} s)${serverCpuS === undefined ? '' : `, ${serverCpuS} s of server CPU each`}`);
+  metrics.push({ section: 'sync', name: `full guest sync (${input.guests}, page_size 1000, median of ${FULL_SYNCS})`, value: fullS, unit: 's', target: `≤ ${SYNC_TARGETS.fullSyncS}`, ok: fullS <= SYNC_TARGETS.fullSyncS });
+  metrics.push({ section: 'sync', name: 'full guest sync, slowest of the three', value: round(fullMs[fullMs.length - 1] / 1000), unit: 's' });
   if (serverCpuS !== undefined) metrics.push({ section: 'sync', name: 'full guest sync, server CPU (all threads)', value: serverCpuS, unit: 's' });
   if (mainCpuS !== undefined) metrics.push({ section: 'sync', name: 'full guest sync, server CPU (main thread)', value: mainCpuS, unit: 's' });
   // The client shares the machine: fetching and parsing 58 MB of JSON is part of the wall time.

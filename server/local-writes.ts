@@ -1,4 +1,4 @@
-const DOOR_ACTIVE_MS = 10_000;
+export const DOOR_ACTIVE_MS = 10_000;
 
 /**
  * Tells whoever listens that a request changed an event here (a scan, an undo, a walk-in, a
