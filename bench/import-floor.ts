@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../db/knex';
-import { sqliteBulkInsert } from '../db/bulk';
+import { LARGE_CACHE_KIB, sqliteBulkInsert } from '../db/bulk';
 import { newUid } from '../core/uid';
 import { batchSearchTerms } from '../db/search-terms';
 import { fullTextEntries, fullTextTokens } from '../db/search-index';
@@ -115,7 +115,7 @@ export async function benchImportFloor(options: { guests?: number; log: Log }): 
   const db = createDb(path.join(dir, 'floor.sqlite'));
   try {
     await migrateLatest(db);
-    await db.raw('PRAGMA cache_size = -65536'); // as withLargeCache during an import
+    await db.raw(`PRAGMA cache_size = -${LARGE_CACHE_KIB}`); // as withLargeCache during an import
     const [group] = await db('groups').insert({ uid: newUid(), created: NOW, modified: NOW, name: 'Floor' }).returning('id');
     const [event] = await db('events')
       .insert({ uid: newUid(), created: NOW, modified: NOW, group_id: group.id, name: 'Floor', starts: '2026-12-01T09:00:00', ends: '2026-12-01T18:00:00', timezone: 'GMT' })

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, type Db } from '../../db/knex';
-import { alongside, withLargeCache } from '../../db/bulk';
+import { alongside, LARGE_CACHE_KIB, withLargeCache } from '../../db/bulk';
 import { newUid } from '../../core/uid';
 
 describe('bulk writes', () => {
@@ -23,25 +23,25 @@ describe('bulk writes', () => {
 
   it('keeps the large cache while any of two overlapping imports runs, and puts the configured size back after the last', async () => {
     const configured = await cacheSize();
-    assert.notEqual(configured, -65536);
+    assert.notEqual(configured, -LARGE_CACHE_KIB);
     let endFirst!: () => void;
     const first = withLargeCache(db, () => new Promise<void>((resolve) => (endFirst = resolve)));
     let endSecond!: () => void;
     const second = withLargeCache(db, async () => {
-      assert.equal(await cacheSize(), -65536);
+      assert.equal(await cacheSize(), -LARGE_CACHE_KIB);
       await new Promise<void>((resolve) => (endSecond = resolve));
     });
     while (!endFirst || !endSecond) await new Promise((resolve) => setImmediate(resolve));
     endFirst();
     await first;
-    assert.equal(await cacheSize(), -65536, 'the second import still runs');
+    assert.equal(await cacheSize(), -LARGE_CACHE_KIB, 'the second import still runs');
     endSecond();
     await second;
     assert.equal(await cacheSize(), configured);
     // A failed import puts it back too, and the next one raises it again.
     await assert.rejects(withLargeCache(db, async () => Promise.reject(new Error('refused'))), /refused/);
     assert.equal(await cacheSize(), configured);
-    await withLargeCache(db, async () => assert.equal(await cacheSize(), -65536));
+    await withLargeCache(db, async () => assert.equal(await cacheSize(), -LARGE_CACHE_KIB));
     assert.equal(await cacheSize(), configured);
   });
 
