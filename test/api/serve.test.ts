@@ -22,6 +22,14 @@ function serve(env: Record<string, string>, args: string[] = []) {
   return { child, ready };
 }
 
+/** Stops the server and waits for it to exit: its shutdown still writes the database's files. */
+async function stop(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 describe('npm run serve', () => {
   it('creates the database folders, prints the ready line with the real port and serves the admin', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-serve-'));
@@ -40,7 +48,7 @@ describe('npm run serve', () => {
       });
       assert.equal(res.status, 200);
     } finally {
-      child.kill('SIGTERM');
+      await stop(child);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -52,7 +60,7 @@ describe('npm run serve', () => {
       assert.match(await ready, /^Doorlist listening on http:\/\/127\.0\.0\.1:\d+$/);
       assert.ok(fs.existsSync(path.join(dir, 'flag.sqlite')));
     } finally {
-      child.kill('SIGTERM');
+      await stop(child);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
