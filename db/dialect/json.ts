@@ -46,7 +46,36 @@ export function apiDatetime(db: Knex | Knex.Transaction, column: string): string
     : `date_trunc('second', ${column} at time zone 'UTC')`;
 }
 
-/** An empty JSON array (a value to fill in after the query). */
+/** An empty JSON array. */
 export function jsonArrayEmpty(db: Knex | Knex.Transaction): string {
   return dialectOf(db).name === 'sqlite' ? "json('[]')" : "'[]'::json";
+}
+
+/**
+ * Text expressions of an aggregate's rows joined by commas; NULL over no rows. SQLite (3.44 on)
+ * and PostgreSQL both spell it string_agg. With `orderBy` in that order. Without, in the order
+ * the rows arrive: both keep an ordered subquery's order when the query around it only
+ * aggregates (no join, no grouping), and so spare a sort of the texts themselves.
+ */
+export function joinedText(expression: string, orderBy?: string): string {
+  return `string_agg(${expression}, ','${orderBy ? ` order by ${orderBy}` : ''})`;
+}
+
+/** Compact JSON text of an array of the rows' JSON texts, in `orderBy`'s order; NULL over no rows. */
+export function jsonArrayText(elementText: string, orderBy: string): string {
+  return `'[' || ${joinedText(elementText, orderBy)} || ']'`;
+}
+
+/** JSON text as a JSON value, so an enclosing object holds it as JSON rather than as a string. */
+export function jsonFromText(db: Knex | Knex.Transaction, text: string): string {
+  return dialectOf(db).name === 'sqlite' ? `json(${text})` : `(${text})::json`;
+}
+
+/**
+ * Text the driver hands over as bytes where that is cheaper: node-sqlite3 gives a blob as a
+ * Buffer, sparing a large text its decoding into a JavaScript string and its encoding back
+ * into a response. node-postgres answers text either way.
+ */
+export function textAsBytes(db: Knex | Knex.Transaction, text: string): string {
+  return dialectOf(db).name === 'sqlite' ? `cast(${text} as blob)` : text;
 }

@@ -240,9 +240,39 @@ describe('guests', () => {
         { question_id: checkbox.id, question_text: 'Workshops?', objstatus: '1', answer: [{ answer: 'AI', id: String(ai.id) }, { answer: 'Data', id: String(data.id) }] },
         { question_id: text.id, question_text: 'Allergies?', objstatus: '1', answer: [{ answer: '42', id: null }] },
       ]);
-      // The list builds the same record another way (JSON from the database, answers added after).
+      // The list builds the same record another way (JSON from the database, answers included).
       const listed = (await server.get(`${guests()}?page_size=1000`)).body.results.find((g: { id: number }) => g.id === res.body.id);
       assert.deepEqual(listed, detail.body);
+    });
+
+    it('lists each guest of a page with its own answers, exactly as its detail, among guests with none', async () => {
+      const { event, type } = await newEvent('Answers Co');
+      const meal = (await server.post(`/events/${event}/custom_questions`, { question: 'Meal "choice"?', type: 'radio', choices: [{ answer: 'Fish' }, { answer: 'Veggie' }] })).body;
+      const topics = (await server.post(`/events/${event}/custom_questions`, { question: 'Topics?', type: 'checkbox', choices: [{ answer: 'AI' }, { answer: 'Web' }, { answer: 'Data' }] })).body;
+      const note = (await server.post(`/events/${event}/custom_questions`, { question: 'Note?', type: 'text' })).body;
+      const bodies = [
+        { custom_questions: [{ question_id: note.id, answer: 'says "hi" \\ ünï\ncode 🎫' }, { question_id: topics.id, answer: [topics.choices[2].id, topics.choices[0].id] }] },
+        {},
+        { custom_questions: [{ question_id: meal.id, answer: meal.choices[1].id }] },
+        { custom_questions: [{ question_id: topics.id, answer: topics.choices.map((c: { id: number }) => c.id).reverse() }, { question_id: meal.id, answer: meal.choices[0].id }] },
+        {},
+      ];
+      const ids: number[] = [];
+      for (const [i, body] of bodies.entries()) {
+        const res = await server.post(`/events/${event}/guests`, { registration_type: type, first_name: `G${i}`, last_name: 'Answers', email: `g${i}@example.test`, ...body });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        ids.push(res.body.id);
+      }
+      const listed = (await server.get(`/events/${event}/guests?page_size=100`)).body.results;
+      assert.deepEqual(listed.map((g: { id: number }) => g.id), ids);
+      for (const [i, id] of ids.entries()) {
+        const detail = (await server.get(`/events/${event}/guests/${id}`)).body;
+        assert.deepEqual(listed[i], detail);
+        assert.equal(detail.custom_questions.length, bodies[i].custom_questions?.length ?? 0);
+      }
+      assert.deepEqual(listed[0].custom_questions[0], { question_id: topics.id, question_text: 'Topics?', objstatus: '1', answer: [{ answer: 'AI', id: String(topics.choices[0].id) }, { answer: 'Data', id: String(topics.choices[2].id) }] });
+      assert.deepEqual(listed[0].custom_questions[1].answer, [{ answer: 'says "hi" \\ ünï\ncode 🎫', id: null }]);
+      assert.equal(listed[3].custom_questions[0].question_text, 'Meal "choice"?');
     });
 
     it('accepts a drop_down answer', async () => {

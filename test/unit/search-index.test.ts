@@ -38,7 +38,7 @@ describe(`the search index (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
 
   const guest = (typeId: number, first: string, last: string, extra: Partial<GuestInsert> = {}): GuestInsert => ({ registration_type_id: typeId, first_name: first, last_name: last, email: '', ...extra });
   const add = (event: { id: number; typeId: number }, guests: GuestInsert[]) => db.transaction((trx) => insertGuests(trx, event.id, guests));
-  const found = async (eventId: number, search: string) => (await listGuests(db, eventId, { search }, { limit: 10_000, offset: 0 })).results.map((json) => JSON.parse(json).id as number);
+  const found = async (eventId: number, search: string) => (JSON.parse(`[${(await listGuests(db, eventId, { search }, { limit: 10_000, offset: 0 })).guests}]`) as { id: number }[]).map((g) => g.id);
 
   it('finds a guest by any word prefix of its fields, within its own event only', async () => {
     const [first, eleventh] = [events[0], events[10]];
