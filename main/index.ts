@@ -6,6 +6,7 @@ import QRCode from 'qrcode';
 import { loadConfig, type Config } from '../server/config';
 import { LanShare, type ShareInfo } from '../server/lan';
 import { startServer, type RunningServer } from '../server/start';
+import { limitHeapGrowth } from '../server/heap';
 
 /**
  * The desktop app: the same server `npm run serve` starts, in process, and one window on
@@ -219,6 +220,7 @@ async function main(): Promise<void> {
     window.focus();
   });
   config = loadConfig(process.env, process.argv.slice(2));
+  limitHeapGrowth();
   await app.whenReady();
   running = await startLocalServer();
   // The database's pages are checked beside the start (server/start.ts): a damaged one ends it.

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { enableCompileCache } from './compile-cache';
+import { limitHeapGrowth } from './heap';
 
 // Before the server's code is loaded (below): built, it is out/main/chunks.
 const saveCompileCache = enableCompileCache(path.join(__dirname, 'chunks'));
@@ -11,6 +12,7 @@ function fail(err: unknown): never {
 
 /** `npm run serve`: the service and the door screen, headless. */
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const [{ loadConfig }, { startServer }] = await Promise.all([import('./config'), import('./start')]);
   const running = await startServer(loadConfig());
   const stop = () => {
