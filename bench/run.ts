@@ -25,6 +25,7 @@ import { benchCentral } from './central';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { eventFilesSection } from './event-files';
+import { benchDriverFloor } from './driver-floor';
 import { benchFloor } from './floor';
 import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchImportFloor } from './import-floor';
@@ -69,6 +70,7 @@ const SECTIONS: Section[] = [
       const warmup = Math.min(5_000, Math.floor(ctx.seeded.guests * 0.05));
       const amount = Math.min(50_000, Math.floor(ctx.seeded.guests * 0.5));
       const floor = await benchFloor({ connections: CONNECTIONS, amount, warmup }, ctx.log);
+      const driverFloor = await benchDriverFloor(ctx.log);
       ctx.server.resetPeakRss();
       const checkin = await benchCheckin(
         { baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, connections: CONNECTIONS, warmup, amount, serverCpuMs: ctx.server.cpuMs, serverMainThreadCpuMs: ctx.server.mainThreadCpuMs },
@@ -80,6 +82,7 @@ const SECTIONS: Section[] = [
       const cpuRatio = round((checkin.result.serverCpuUsPerRequest ?? NaN) / (floor.result.serverCpuUsPerRequest ?? NaN));
       return [
         ...floor.metrics,
+        ...driverFloor,
         ...checkin.metrics,
         { section: 'check-in', name: 'check-in / floor throughput', value: ratio, unit: 'ratio', target: `≥ ${CHECKIN_TARGETS.floorRatio}`, ok: ratio >= CHECKIN_TARGETS.floorRatio },
         // The same comparison in server CPU per request, which other work on a shared machine barely moves.

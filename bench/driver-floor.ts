@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sqlite3 from 'sqlite3';
+import { percentile, round, type Log, type Metric } from './common';
+
+/**
+ * The least one scan can cost through node-sqlite3, the driver the server uses (issue 17's
+ * floor for the one-scanner p99): a scan alone is one write transaction of eight statements
+ * (BEGIN IMMEDIATE; its event, its uid's earlier answer, its guest; the check-in, the guest's
+ * state, the remembered answer; COMMIT), each a round trip from the main thread to a libuv
+ * worker thread and back. Here the same eight, trivial and kept prepared as the server keeps
+ * them, on a file opened as the server opens it, one transaction after another with nothing
+ * else to do: no HTTP, no knex, no Doorlist. A scan can be no faster than this on this machine.
+ */
+
+const TRANSACTIONS = 3000;
+const WARMUP = 300;
+
+type Statement = sqlite3.Statement;
+
+function step(statement: Statement, method: 'all' | 'run', params: unknown[]): Promise<void> {
+  return new Promise((resolve, reject) => statement[method](params, (err: Error | null) => (err ? reject(err) : resolve())));
+}
+
+function exec(db: sqlite3.Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
+}
+
+function prepare(db: sqlite3.Database, sql: string): Promise<Statement> {
+  return new Promise((resolve, reject) => {
+    const statement = db.prepare(sql, (err) => (err ? reject(err) : resolve(statement)));
+  });
+}
+
+/** One scan's eight statements, one after another, as a door laptop's one scanner sends them. */
+export async function benchDriverFloor(log: Log): Promise<Metric[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-driver-floor-'));
+  const db = new sqlite3.Database(path.join(dir, 'floor.sqlite'));
+  try {
+    await exec(db, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+    await exec(
+      db,
+      `CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT);
+       CREATE TABLE guests (id INTEGER PRIMARY KEY, barcode TEXT UNIQUE, checked_in_at TEXT);
+       CREATE TABLE checkins (id INTEGER PRIMARY KEY, uid TEXT UNIQUE, guest_id INTEGER REFERENCES guests (id), scanned_at TEXT);
+       CREATE TABLE scan_replies (id INTEGER PRIMARY KEY, uid TEXT UNIQUE, body TEXT);
+       INSERT INTO events (id, name) VALUES (1, 'Driver floor');
+       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${WARMUP + TRANSACTIONS})
+       INSERT INTO guests (id, barcode) SELECT i, 'G' || i FROM n;`,
+    );
+    const s = {
+      begin: await prepare(db, 'BEGIN IMMEDIATE'),
+      event: await prepare(db, 'SELECT * FROM events WHERE id = ?'),
+      earlier: await prepare(db, 'SELECT body FROM scan_replies WHERE uid = ? UNION ALL SELECT NULL FROM checkins WHERE uid = ?'),
+      guest: await prepare(db, 'SELECT * FROM guests WHERE barcode = ?'),
+      checkin: await prepare(db, 'INSERT INTO checkins (uid, guest_id, scanned_at) VALUES (?, ?, ?) RETURNING id'),
+      state: await prepare(db, 'UPDATE guests SET checked_in_at = ? WHERE id = ? AND checked_in_at IS NULL'),
+      reply: await prepare(db, 'INSERT INTO scan_replies (uid, body) VALUES (?, ?)'),
+      commit: await prepare(db, 'COMMIT'),
+    };
+    const scan = async (i: number) => {
+      const uid = `floor-${i}`;
+      const now = new Date().toISOString();
+      await step(s.begin, 'run', []);
+      await step(s.event, 'all', [1]);
+      await step(s.earlier, 'all', [uid, uid]);
+      await step(s.guest, 'all', [`G${i}`]);
+      await step(s.checkin, 'all', [uid, i, now]);
+      await step(s.state, 'run', [now, i]);
+      await step(s.reply, 'run', [uid, JSON.stringify({ status: 'checked_in', guest_id: i })]);
+      await step(s.commit, 'run', []);
+    };
+    for (let i = 1; i <= WARMUP; i++) await scan(i);
+    const times: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    for (let i = WARMUP + 1; i <= WARMUP + TRANSACTIONS; i++) {
+      const started = performance.now();
+      await scan(i);
+      times.push(performance.now() - started);
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    times.sort((a, b) => a - b);
+    const p50 = round(percentile(times, 50));
+    const p99 = round(percentile(times, 99));
+    const cpuUs = Math.round((cpu.user + cpu.system) / TRANSACTIONS);
+    log(`  node-sqlite3 alone, a scan's 8 statements: p50 ${p50} ms, p99 ${p99} ms, ${cpuUs} µs CPU each (${TRANSACTIONS} transactions, one after another)`);
+    for (const statement of Object.values(s)) await new Promise<void>((resolve) => statement.finalize(() => resolve()));
+    return [
+      { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements p50", value: p50, unit: 'ms' },
+      { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements p99", value: p99, unit: 'ms' },
+      { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements CPU", value: cpuUs, unit: 'µs' },
+    ];
+  } finally {
+    await new Promise<void>((resolve) => db.close(() => resolve()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
