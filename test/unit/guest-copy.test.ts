@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Api } from '../../renderer/src/api';
-import { GuestCopy } from '../../renderer/src/guest-copy';
+import { GuestCopy, listPages } from '../../renderer/src/guest-copy';
 
 const guest = (id: number, fields: Record<string, unknown> = {}) => ({
   id,
@@ -63,5 +63,87 @@ describe('the station\'s copy of the guest list', () => {
     assert.equal(copy.size, 5);
     assert.deepEqual(copy.search('hedy', 10).results.map((g) => g.id), [5]);
     assert.deepEqual(copy.search('first1 acme', 10).results.map((g) => g.id), [1]);
+  });
+
+  it('asks for the next page while one is read, yields every page in order, and follows a list that grew or shrank', async () => {
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+    /** A list envelope of `total` items, 1000 a page, answering page n after (5 - n % 5) ms. */
+    function pagedApi(total: () => number) {
+      const asked: number[] = [];
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const api = {
+        get: async (path: string) => {
+          const page = Number(/page=(\d+)/.exec(path)?.[1]);
+          asked.push(page);
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          for (let i = 0; i < 5 - (page % 5); i++) await tick();
+          inFlight--;
+          const count = total();
+          const results = Array.from({ length: Math.max(0, Math.min(1000, count - (page - 1) * 1000)) }, (_, i) => (page - 1) * 1000 + i);
+          return { count, results, next: page * 1000 < count ? `next-${page + 1}` : null };
+        },
+      } as unknown as Api;
+      return { api, asked, mostInFlight: () => mostInFlight };
+    }
+    const read = async (api: Api) => {
+      const items: number[] = [];
+      for await (const body of listPages<number>(api, (page) => `/x?page=${page}`)) items.push(...body.results);
+      return items;
+    };
+
+    const steady = pagedApi(() => 4500);
+    assert.deepEqual(await read(steady.api), Array.from({ length: 4500 }, (_, i) => i), 'every item once, in order, though pages come back out of order');
+    assert.deepEqual(steady.asked, [1, 2, 3, 4, 5]);
+    assert.equal(steady.mostInFlight(), 2, 'two pages asked for at once, never more');
+
+    let grown = 2500;
+    const growing = pagedApi(() => grown);
+    const items = listPages<number>(growing.api, (page) => `/x?page=${page}`);
+    const got: number[] = [];
+    for await (const body of items) {
+      got.push(...body.results);
+      grown = 5200; // guests added while the list loads: more pages than the first count said
+    }
+    assert.deepEqual(got, Array.from({ length: 5200 }, (_, i) => i), 'pages past the first count are followed by their next links');
+
+    let shrunk = 4500;
+    const shrinking = pagedApi(() => shrunk);
+    const left: number[] = [];
+    for await (const body of listPages<number>(shrinking.api, (page) => `/x?page=${page}`)) {
+      left.push(...body.results);
+      shrunk = 2000;
+    }
+    assert.deepEqual(left, Array.from({ length: 2000 }, (_, i) => i), 'a page past a list that shrank comes back empty');
+
+    const failing = {
+      get: async (path: string) => {
+        const page = Number(/page=(\d+)/.exec(path)?.[1]);
+        await tick();
+        if (page >= 2) throw new Error(`page ${page} failed`);
+        return { count: 5000, results: [page], next: 'more' };
+      },
+    } as unknown as Api;
+    await assert.rejects(read(failing), /page 2 failed/, 'a failed page fails the load (page 3, asked for beside it, fails unhandled nowhere)');
+  });
+
+  it('keeps the earliest start_time of pages asked for together as the next delta\'s timestamp', async () => {
+    const copy = await GuestCopy.open(2);
+    const startTimes = ['2026-12-01T18:05:02', '2026-12-01T18:05:00', '2026-12-01T18:05:01'];
+    const asked: string[] = [];
+    const api = {
+      get: async (path: string) => {
+        asked.push(path);
+        if (!path.includes('/guests?')) return { count: 0, results: [], next: null };
+        const page = Number(/page=(\d+)/.exec(path)?.[1]);
+        const results = Array.from({ length: page === 3 ? 10 : 1000 }, (_, i) => guest((page - 1) * 1000 + i + 1));
+        return { count: 2010, results, next: page < 3 ? 'more' : null, start_time: startTimes[page - 1] };
+      },
+    } as unknown as Api;
+    await copy.refresh(api);
+    assert.equal(copy.size, 2010);
+    const delta = fakeApi([], [], '2026-12-01T18:10:00');
+    await copy.refresh(delta.api);
+    assert.equal(delta.asked[0], '/events/2/guests?page=1&page_size=1000&timestamp=2026-12-01T18%3A05%3A00');
   });
 });
