@@ -129,8 +129,8 @@ export class GuestCopy {
     const query = (page: number) => `page=${page}&page_size=${PAGE_SIZE}${since ? `&timestamp=${encodeURIComponent(since)}` : ''}`;
     const guestPages = listPages<GuestSummary & { registration_type: number; objstatus: string; checked_in_at: string | null }>(api, (page) => `/events/${this.eventId}/guests?${query(page)}`);
     for await (const body of guestPages) {
-      // Pages asked for together may be read in either order: the earliest start_time is the
-      // one every page's snapshot comes after, so the next delta misses nothing.
+      // Pages asked for together may be served in either order: the earliest start_time is
+      // the one every page's snapshot comes after, so the next delta misses nothing.
       if (body.start_time && (!startTime || body.start_time < startTime)) startTime = body.start_time;
       for (const guest of body.results ?? []) {
         const kept = this.byId.get(guest.id);
