@@ -28,6 +28,7 @@ export interface RouteDeps {
 
 export interface Reply {
   status: number;
+  /** Sent as JSON; a Buffer is JSON text already (built by the database) and is sent as it is. */
   body?: unknown;
 }
 
@@ -272,6 +273,7 @@ export function resourceRouter(deps: RouteDeps) {
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       res.status(reply.status);
       if (reply.body === undefined) res.end();
+      else if (Buffer.isBuffer(reply.body)) res.type('application/json').setHeader('Content-Length', reply.body.length).end(reply.body);
       else res.json(reply.body);
     }
   }

@@ -46,11 +46,6 @@ export function apiDatetime(db: Knex | Knex.Transaction, column: string): string
     : `date_trunc('second', ${column} at time zone 'UTC')`;
 }
 
-/** An empty JSON array. */
-export function jsonArrayEmpty(db: Knex | Knex.Transaction): string {
-  return dialectOf(db).name === 'sqlite' ? "json('[]')" : "'[]'::json";
-}
-
 /**
  * Text expressions of an aggregate's rows joined by commas; NULL over no rows. SQLite (3.44 on)
  * and PostgreSQL both spell it string_agg. With `orderBy` in that order. Without, in the order

@@ -4,7 +4,7 @@ import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
 import { refreshSearchStatistics } from '../search-index';
-import { GuestBatch, guestAnswers, insertPreparedGuests, isCodeTaken, type GuestAnswer, type GuestRow, type PreparedGuests } from './guests';
+import { GuestBatch, guestAnswersSql, insertPreparedGuests, isCodeTaken, type GuestAnswer, type GuestRow, type PreparedGuests } from './guests';
 
 export interface CsvQuestion {
   id: number;
@@ -32,15 +32,19 @@ export async function csvRegistrationTypes(db: Conn, eventId: number): Promise<{
 
 const PAGE = 1000;
 
-/** Every guest of an event with answers, a page at a time (keyset on id). */
+/** Every guest of an event with its answers as the API gives them, a page at a time (keyset on id). */
 export async function* guestPages(db: Conn, eventId: number): AsyncGenerator<{ guest: GuestRow; answers: GuestAnswer[] }[]> {
   let lastId = 0;
   for (;;) {
-    const rows: GuestRow[] = await db('guests').where('event_id', eventId).andWhere('id', '>', lastId).orderBy('id').limit(PAGE);
+    const rows: (GuestRow & { answers_json: string })[] = await db('guests as g')
+      .where('g.event_id', eventId)
+      .andWhere('g.id', '>', lastId)
+      .orderBy('g.id')
+      .limit(PAGE)
+      .select('g.*', db.raw(`${guestAnswersSql(db)} as answers_json`));
     if (rows.length === 0) return;
     lastId = rows[rows.length - 1].id;
-    const answers = await guestAnswers(db, rows.map((r) => r.id));
-    yield rows.map((guest) => ({ guest, answers: answers.get(guest.id) ?? [] }));
+    yield rows.map(({ answers_json, ...guest }) => ({ guest, answers: JSON.parse(answers_json) as GuestAnswer[] }));
     if (rows.length < PAGE) return;
   }
 }

@@ -4,12 +4,11 @@ import { insertRows } from '../bulk';
 import { fileSearchTerms, filePreparedSearchTerms, forgetSearchTerms, prepareSearchTerms, whereSearchMatches, type PreparedSearchTerms } from '../search-index';
 import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
-import { apiDatetime, joinedText, jsonArrayEmpty, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
+import { apiDatetime, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { inSavepoint } from '../write-transaction';
-import { toBool } from '../records';
 import { newUid } from '../../core/uid';
-import { nowIso, toApiDatetime } from '../../core/time';
+import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
 
@@ -82,43 +81,6 @@ export interface GuestAnswer {
 }
 
 export type GuestUpdateFields = Partial<GuestFields & Pick<GuestRow, 'objstatus'>> & { answers?: AnswerInput[] };
-
-// ---------------------------------------------------------------------------------------
-// Mapping
-
-export function toGuest(row: GuestRow, answers: GuestAnswer[] = []) {
-  return {
-    id: row.id,
-    event: row.event_id,
-    registration_type: row.registration_type_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
-    prefix: row.prefix,
-    suffix: row.suffix,
-    phone: row.phone,
-    cell_phone: row.cell_phone,
-    company: row.company,
-    job_title: row.job_title,
-    work_phone: row.work_phone,
-    blog: row.blog,
-    website: row.website,
-    barcode: row.barcode,
-    nfc_tag: row.nfc_tag,
-    objstatus: String(row.objstatus),
-    selfie: row.selfie ?? '',
-    source: row.source,
-    checked_in: row.checked_in_at != null,
-    checked_in_at: toApiDatetime(row.checked_in_at),
-    attention: toBool(row.attention),
-    notes: row.notes ?? null,
-    custom_questions: answers,
-    created: toApiDatetime(row.created),
-    modified: toApiDatetime(row.modified),
-  };
-}
-
-export type Guest = ReturnType<typeof toGuest>;
 
 // ---------------------------------------------------------------------------------------
 // Barcodes and search terms
@@ -200,38 +162,13 @@ export async function findGuest(db: Conn, eventId: number, guestId: number): Pro
   return db<GuestRow>('guests').where({ event_id: eventId, id: guestId }).first();
 }
 
-/** Answers of many guests in one query, in the response shape, keyed by guest id. */
-export async function guestAnswers(db: Conn, guestIds: number[]): Promise<Map<number, GuestAnswer[]>> {
-  const byGuest = new Map<number, GuestAnswer[]>();
-  if (guestIds.length === 0) return byGuest;
-  const rows: { guest_id: number; question_id: number; question: string; objstatus: number; choice_id: number | null; choice_answer: string | null; text_answer: string | null }[] = [];
-  for (let i = 0; i < guestIds.length; i += ID_CHUNK) {
-    rows.push(
-      ...(await db('guest_answers as a')
-        .join('custom_questions as q', 'q.id', 'a.question_id')
-        .leftJoin('question_choices as c', 'c.id', 'a.choice_id')
-        .whereIn('a.guest_id', guestIds.slice(i, i + ID_CHUNK))
-        .orderBy([{ column: 'a.guest_id' }, { column: 'q.id' }, { column: 'c.position' }, { column: 'c.id' }, { column: 'a.id' }])
-        .select('a.guest_id', 'a.question_id', 'q.question', 'q.objstatus', 'a.choice_id', 'c.answer as choice_answer', 'a.text_answer')),
-    );
-  }
-  for (const row of rows) {
-    let list = byGuest.get(row.guest_id);
-    if (!list) byGuest.set(row.guest_id, (list = []));
-    let entry = list[list.length - 1];
-    if (!entry || entry.question_id !== row.question_id) {
-      entry = { question_id: row.question_id, question_text: row.question, objstatus: String(row.objstatus), answer: [] };
-      list.push(entry);
-    }
-    entry.answer.push(
-      row.choice_id == null ? { answer: row.text_answer ?? '', id: null } : { answer: row.choice_answer ?? '', id: String(row.choice_id) },
-    );
-  }
-  return byGuest;
-}
-
-export async function guestWithAnswers(db: Conn, row: GuestRow): Promise<Guest> {
-  return toGuest(row, (await guestAnswers(db, [row.id])).get(row.id) ?? []);
+/** A guest of the event as its API JSON (the list's form, answers included), as bytes; undefined if none. */
+export async function guestJson(db: Conn, eventId: number, guestId: number): Promise<Buffer | undefined> {
+  const row: { json: Buffer | string } | undefined = await db('guests as g')
+    .where({ 'g.event_id': eventId, 'g.id': guestId })
+    .first(db.raw(`${textAsBytes(db, guestJsonSql(db))} as json`));
+  if (!row) return undefined;
+  return typeof row.json === 'string' ? Buffer.from(row.json) : row.json;
 }
 
 export interface GuestListFilter {
@@ -239,7 +176,7 @@ export interface GuestListFilter {
   search?: string;
 }
 
-/** The guest's API form (toGuest) built by the database, answers included in guestAnswers' shape and order. */
+/** The guest `g`'s API form, built by the database, its answers included (guestAnswersSql). */
 function guestJsonSql(db: Conn): string {
   const columns = ['first_name', 'last_name', 'email', ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag'];
   return jsonObjectText(db, [
@@ -257,15 +194,17 @@ function guestJsonSql(db: Conn): string {
     ['created', apiDatetime(db, 'g.created')],
     ['modified', apiDatetime(db, 'g.modified')],
     // Most guests answer nothing: for them one probe of the guest_id index, no aggregate.
-    ['custom_questions', `case when exists (select 1 from guest_answers a where a.guest_id = g.id) then ${jsonFromText(db, guestAnswersJsonSql(db))} else ${jsonArrayEmpty(db)} end`],
+    ['custom_questions', jsonFromText(db, guestAnswersSql(db))],
   ]);
 }
 
 /**
- * guestAnswers' list for the guest `g`, as JSON text: its questions by id, each with its
- * answers. The guest's own answers are found on their guest_id index and grouped by question.
+ * The guest `g`'s answers as the API gives them (GuestAnswer[]), as JSON text: its questions
+ * by id, each with its answers (choices in their order, then as given). The guest's own
+ * answers are found on their guest_id index and grouped by question; most guests answer
+ * nothing, and cost one probe of that index.
  */
-function guestAnswersJsonSql(db: Conn): string {
+export function guestAnswersSql(db: Conn): string {
   const answer = jsonObjectText(db, [
     ['answer', "case when a.choice_id is null then coalesce(a.text_answer, '') else coalesce(c.answer, '') end"],
     ['id', 'cast(a.choice_id as text)'],
@@ -280,7 +219,8 @@ function guestAnswersJsonSql(db: Conn): string {
     `select q.id as question_id, q.question, cast(q.objstatus as text) as objstatus, ${jsonArrayText(answer, 'c.position, c.id, a.id')} as answers ` +
     'from guest_answers a join custom_questions q on q.id = a.question_id left join question_choices c on c.id = a.choice_id ' +
     'where a.guest_id = g.id group by q.id, q.question, q.objstatus';
-  return `(select ${jsonArrayText(question, 'x.question_id')} from (${byQuestion}) as x)`;
+  const answers = `(select ${jsonArrayText(question, 'x.question_id')} from (${byQuestion}) as x)`;
+  return `case when exists (select 1 from guest_answers a where a.guest_id = g.id) then ${answers} else '[]' end`;
 }
 
 /**
@@ -319,7 +259,6 @@ async function keptGuestCount(db: Conn, eventId: number): Promise<number> {
 // Guests an insert statement: a CSV import's quiet batch is one statement (every statement is a
 // turn between the main thread and SQLite's, which waits while the reader holds the main thread).
 const GUEST_CHUNK = 2000;
-const ID_CHUNK = 900;
 
 /** Answers with neither a choice nor a text only mark a question as cleared: nothing to store. */
 async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number })[], now: string) {

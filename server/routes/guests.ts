@@ -1,6 +1,6 @@
 import { readSnapshot, type Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestWithAnswers, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { envelope, pageRequest } from '../pagination';
@@ -90,7 +90,7 @@ export function guestsRouter(deps: RouteDeps) {
     params: EventParams,
     query: GuestListQuery,
     responses: { 200: { description: 'Guests', content: { 'application/json': { schema: GuestList } } }, 404: MSG.eventNotFound },
-    handler: async ({ params, query, caller, req, res }) => {
+    handler: async ({ params, query, caller, req }) => {
       const startTime = nowIso();
       // On a read connection, count and page from one snapshot taken after start_time: the
       // door's writes never wait for a full sync, and a delta from start_time misses nothing.
@@ -109,10 +109,7 @@ export function guestsRouter(deps: RouteDeps) {
       // The guests arrive as JSON bytes from the database: the envelope is written around them
       // and sent as it is.
       const head = Buffer.from(`${JSON.stringify({ count, next, previous }).slice(0, -1)},"results":[`);
-      const body = Buffer.concat([head, guests, Buffer.from(`],${JSON.stringify(tail).slice(1)}`)]);
-      res.status(200).type('application/json');
-      res.setHeader('Content-Length', body.length);
-      res.end(body);
+      return { status: 200, body: Buffer.concat([head, guests, Buffer.from(`],${JSON.stringify(tail).slice(1)}`)]) };
     },
   });
 
@@ -129,9 +126,10 @@ export function guestsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const row = await findGuest(deps.db, event.id, params.guest_id);
-      if (!row) throw guestNotFound();
-      return { status: 200, body: await guestWithAnswers(deps.db, row) };
+      // The guest's JSON comes from the database, as each guest of the list does.
+      const guest = await guestJson(deps.db, event.id, params.guest_id);
+      if (!guest) throw guestNotFound();
+      return { status: 200, body: guest };
     },
   });
 
