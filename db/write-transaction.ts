@@ -116,3 +116,13 @@ export async function inSavepoint<T>(trx: Trx, work: (trx: Trx) => Promise<T>): 
   await trx.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`);
   return result;
 }
+
+/**
+ * Runs one statement so that the transaction outlives its failure (its error thrown on), and
+ * can go on to find out why: under a savepoint where a failed statement ends the transaction
+ * (PostgreSQL), as it is where the failed statement alone is undone (SQLite), sparing two
+ * statements.
+ */
+export function survivingFailure<T>(trx: Trx, statement: (trx: Trx) => Promise<T>): Promise<T> {
+  return dialectOf(trx).failedStatementEndsTransaction ? inSavepoint(trx, statement) : statement(trx);
+}

@@ -29,6 +29,13 @@ export interface Dialect {
    * count reads the index alone.
    */
   readonly keepsGuestCounts: boolean;
+  /**
+   * Whether a failed statement (a unique index's refusal) ends the transaction around it.
+   * SQLite undoes the failed statement alone and the transaction goes on; PostgreSQL refuses
+   * every later statement until the transaction, or a savepoint around the statement, is
+   * rolled back.
+   */
+  readonly failedStatementEndsTransaction: boolean;
   /** Brings the schema up to date; processes starting together on one database take turns. */
   migrateLatest(db: Knex): Promise<void>;
   /**
@@ -78,6 +85,7 @@ const sqlite: Dialect = {
   snapshotRead: {},
   beginWrite: 'BEGIN IMMEDIATE',
   keepsGuestCounts: true,
+  failedStatementEndsTransaction: false,
   migrateLatest: async (db) => {
     await db.migrate.latest();
   },
@@ -103,6 +111,7 @@ const postgres: Dialect = {
   snapshotRead: { isolationLevel: 'repeatable read', readOnly: true },
   beginWrite: 'BEGIN',
   keepsGuestCounts: false,
+  failedStatementEndsTransaction: true,
   async migrateLatest(db) {
     // On connections of their own: without the statement timeout (an index on millions of
     // guests takes longer), and under an advisory lock held by a transaction, so processes

@@ -6,7 +6,7 @@ import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } fro
 import { dialectOf } from '../dialect';
 import { apiDatetime, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { inSavepoint } from '../write-transaction';
+import { survivingFailure } from '../write-transaction';
 import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
@@ -368,9 +368,8 @@ export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Pro
     let inserted: { id: number; uid: string }[] | undefined;
     for (let attempt = 0; !inserted; attempt++) {
       try {
-        // In a savepoint: PostgreSQL refuses every later statement of a transaction whose
-        // statement failed, unless that statement is rolled back alone.
-        inserted = await inSavepoint(trx, (savepoint) => insertRows(savepoint, 'guests', records, true));
+        // The transaction must outlive a refused insert, to draw again or find the holder.
+        inserted = await survivingFailure(trx, (t) => insertRows(t, 'guests', records, true));
       } catch (err) {
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed
         // statement alone is undone, the transaction goes on.
@@ -441,8 +440,8 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     const found = await conflicts(trx, guest.event_id, columns, guest.id, 'update');
     if (found) throw new ValidationError(found);
     try {
-      // A savepoint, so the transaction can still look up who holds the code (PostgreSQL).
-      await inSavepoint(trx, (savepoint) => savepoint('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
+      // The transaction must outlive a refused update, to look up who holds the code.
+      await survivingFailure(trx, (t) => t('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
     } catch (err) {
       throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
     }

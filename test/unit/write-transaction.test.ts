@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Conn, type Db, type Trx } from '../../db/knex';
-import { inSavepoint, writeTransaction } from '../../db/write-transaction';
+import { inSavepoint, survivingFailure, writeTransaction } from '../../db/write-transaction';
 import { isUniqueViolation } from '../../db/errors';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
@@ -79,6 +79,27 @@ describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     const names = await groupNames();
     for (const kept of ['Outer kept', 'Outer kept after', 'After both']) assert.ok(names.includes(kept), kept);
     for (const undone of ['Outer undone', 'Inner undone with it', 'Clash']) assert.equal(names.includes(undone), false, undone);
+  });
+
+  it('outlives one refused statement, with a savepoint only where a failed statement ends the transaction', async () => {
+    const taken = (await db('groups').where({ id: groupId }).first()).uid;
+    const sent: string[] = [];
+    const note = (query: { sql: string }) => sent.push(query.sql);
+    db.on('query', note);
+    try {
+      await writeTransaction(db, async (trx) => {
+        await addGroup(trx, 'Before the refusal');
+        const err = await survivingFailure(trx, (t) => t('groups').insert({ ...record({ name: 'Refused' }), uid: taken })).catch((e: unknown) => e);
+        assert.ok(isUniqueViolation(err), 'the refusal is thrown on');
+        await addGroup(trx, 'After the refusal');
+      });
+    } finally {
+      db.removeListener('query', note);
+    }
+    const names = await groupNames();
+    assert.ok(names.includes('Before the refusal') && names.includes('After the refusal') && !names.includes('Refused'));
+    const savepoints = sent.filter((sql) => /savepoint/i.test(sql)).length;
+    assert.equal(savepoints, TEST_PG ? 3 : 0, TEST_PG ? 'SAVEPOINT, then ROLLBACK TO and RELEASE' : 'SQLite undoes the failed statement alone');
   });
 
   it('refuses a statement started after its transaction ended', async () => {
