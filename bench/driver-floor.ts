@@ -27,7 +27,7 @@ function exec(db: sqlite3.Database, sql: string): Promise<void> {
   return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
 }
 
-function prepare(db: sqlite3.Database, sql: string): Promise<Statement> {
+function prepareStatement(db: sqlite3.Database, sql: string): Promise<Statement> {
   return new Promise((resolve, reject) => {
     const statement = db.prepare(sql, (err) => (err ? reject(err) : resolve(statement)));
   });
@@ -37,6 +37,12 @@ function prepare(db: sqlite3.Database, sql: string): Promise<Statement> {
 export async function benchDriverFloor(log: Log): Promise<Metric[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-driver-floor-'));
   const db = new sqlite3.Database(path.join(dir, 'floor.sqlite'));
+  const prepared: Statement[] = [];
+  const prepare = async (sql: string) => {
+    const statement = await prepareStatement(db, sql);
+    prepared.push(statement);
+    return statement;
+  };
   try {
     await exec(db, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
     await exec(
@@ -50,14 +56,14 @@ export async function benchDriverFloor(log: Log): Promise<Metric[]> {
        INSERT INTO guests (id, barcode) SELECT i, 'G' || i FROM n;`,
     );
     const s = {
-      begin: await prepare(db, 'BEGIN IMMEDIATE'),
-      event: await prepare(db, 'SELECT * FROM events WHERE id = ?'),
-      earlier: await prepare(db, 'SELECT body FROM scan_replies WHERE uid = ? UNION ALL SELECT NULL FROM checkins WHERE uid = ?'),
-      guest: await prepare(db, 'SELECT * FROM guests WHERE barcode = ?'),
-      checkin: await prepare(db, 'INSERT INTO checkins (uid, guest_id, scanned_at) VALUES (?, ?, ?) RETURNING id'),
-      state: await prepare(db, 'UPDATE guests SET checked_in_at = ? WHERE id = ? AND checked_in_at IS NULL'),
-      reply: await prepare(db, 'INSERT INTO scan_replies (uid, body) VALUES (?, ?)'),
-      commit: await prepare(db, 'COMMIT'),
+      begin: await prepare('BEGIN IMMEDIATE'),
+      event: await prepare('SELECT * FROM events WHERE id = ?'),
+      earlier: await prepare('SELECT body FROM scan_replies WHERE uid = ? UNION ALL SELECT NULL FROM checkins WHERE uid = ?'),
+      guest: await prepare('SELECT * FROM guests WHERE barcode = ?'),
+      checkin: await prepare('INSERT INTO checkins (uid, guest_id, scanned_at) VALUES (?, ?, ?) RETURNING id'),
+      state: await prepare('UPDATE guests SET checked_in_at = ? WHERE id = ? AND checked_in_at IS NULL'),
+      reply: await prepare('INSERT INTO scan_replies (uid, body) VALUES (?, ?)'),
+      commit: await prepare('COMMIT'),
     };
     const scan = async (i: number) => {
       const uid = `floor-${i}`;
@@ -85,13 +91,14 @@ export async function benchDriverFloor(log: Log): Promise<Metric[]> {
     const p99 = round(percentile(times, 99));
     const cpuUs = Math.round((cpu.user + cpu.system) / TRANSACTIONS);
     log(`  node-sqlite3 alone, a scan's 8 statements: p50 ${p50} ms, p99 ${p99} ms, ${cpuUs} µs CPU each (${TRANSACTIONS} transactions, one after another)`);
-    for (const statement of Object.values(s)) await new Promise<void>((resolve) => statement.finalize(() => resolve()));
     return [
       { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements p50", value: p50, unit: 'ms' },
       { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements p99", value: p99, unit: 'ms' },
       { section: 'floor', name: "node-sqlite3 alone, a scan's 8 statements CPU", value: cpuUs, unit: 'µs' },
     ];
   } finally {
+    // SQLite closes no connection with statements left unfinalized.
+    for (const statement of prepared) await new Promise<void>((resolve) => statement.finalize(() => resolve()));
     await new Promise<void>((resolve) => db.close(() => resolve()));
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import type { Log, Metric } from './common';
 import { percentile, round, timed } from './common';
 import { barcodeOf, lastNameOf } from './seed';
 import type { Api } from '../renderer/src/api';
-import { listPages } from '../renderer/src/guest-copy';
+import { listPages, WHOLE_LIST_PAGES_IN_FLIGHT } from '../renderer/src/guest-copy';
 
 /** Issue 17: a laptop joining the door syncs 100k guests in 1.5 s, and a delta of 100 changes in 20 ms. */
 export const SYNC_TARGETS = { fullSyncS: 1.5, deltaMs: 20 };
@@ -68,7 +68,7 @@ export async function benchSync(input: SyncBenchInput, log: Log): Promise<{ metr
     startTime = '';
     const [received, ms] = await timed(async () => {
       let total = 0;
-      for await (const page of listPages<{ id: number }>(doorScreenApi, (p) => `/events/${input.eventId}/guests?page=${p}&page_size=1000`)) {
+      for await (const page of listPages<{ id: number }>(doorScreenApi, (p) => `/events/${input.eventId}/guests?page=${p}&page_size=1000`, WHOLE_LIST_PAGES_IN_FLIGHT)) {
         const pageStart = (page as GuestPage).start_time;
         if (!startTime || pageStart < startTime) startTime = pageStart;
         total += page.results.length;

@@ -191,10 +191,9 @@ function guestJsonSql(db: Conn): string {
     ['checked_in_at', apiDatetime(db, 'g.checked_in_at')],
     ['attention', jsonBoolColumn(db, 'g.attention')],
     ['notes', 'g.notes'],
+    ['custom_questions', jsonFromText(db, guestAnswersSql(db))],
     ['created', apiDatetime(db, 'g.created')],
     ['modified', apiDatetime(db, 'g.modified')],
-    // Most guests answer nothing: for them one probe of the guest_id index, no aggregate.
-    ['custom_questions', jsonFromText(db, guestAnswersSql(db))],
   ]);
 }
 
@@ -225,7 +224,7 @@ export function guestAnswersSql(db: Conn): string {
 
 /**
  * One page of an event's guests, oldest first, with the count of all that match. The page is
- * its guests' API JSON (toGuest's form) joined by commas, the inside of the response's
+ * its guests' API JSON (guestJsonSql) joined by commas, the inside of the response's
  * `results` array, built by the database and handed over as bytes in one piece. Filters
  * narrow on the (event_id, modified) index and the search index (db/search-index.ts). The
  * page's ids are found first on the (event_id, id) index alone, so a late page of a full sync
@@ -368,7 +367,8 @@ export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Pro
     let inserted: { id: number; uid: string }[] | undefined;
     for (let attempt = 0; !inserted; attempt++) {
       try {
-        // The transaction must outlive a refused insert, to draw again or find the holder.
+        // The transaction must outlive a refused insert, to draw again or find the holder. One
+        // statement: insertRows sends a chunk's rows (GUEST_CHUNK) as one JSON parameter.
         inserted = await survivingFailure(trx, (t) => insertRows(t, 'guests', records, true));
       } catch (err) {
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed

@@ -35,18 +35,22 @@ interface CheckinRow {
 }
 
 const PAGE_SIZE = 1000;
-// Pages asked for while one is being read: the server builds the next page while this
+// Pages of a whole list asked for at once: the server builds the next page while this
 // station parses the last, and on two read connections at once (a 100k list loads in about
 // two thirds of the time one page after another takes).
-const PAGES_IN_FLIGHT = 2;
+export const WHOLE_LIST_PAGES_IN_FLIGHT = 2;
 const metaKey = (eventId: number) => `guests:${eventId}`;
 
 /**
- * Every page of a list, in order, with up to PAGES_IN_FLIGHT asked for at once. How many pages
- * there are comes from the first page's count; a list that grew meanwhile is followed on by
- * its `next` links, and a page past a list that shrank comes back empty.
+ * Every page of a list, in order, with up to `inFlight` asked for at once. How many pages
+ * there are comes from the first page's count and size; a list that grew meanwhile is
+ * followed on by its `next` links, and once a page has none no further page is asked for.
+ * Only a whole list may be asked for several pages at once. A `timestamp` delta must go one
+ * page after another: a guest checked in meanwhile joins the delta and moves the guests after
+ * it one place on, so a later page served before an earlier one would skip a guest that the
+ * next delta no longer brings (one after another, the move repeats a guest instead).
  */
-export async function* listPages<T>(api: Api, pathOf: (page: number) => string): AsyncGenerator<ListPage<T>> {
+export async function* listPages<T>(api: Api, pathOf: (page: number) => string, inFlight = 1): AsyncGenerator<ListPage<T>> {
   const ask = (page: number) => {
     const answer = api.get<ListPage<T>>(pathOf(page));
     // Read in order below; one failing while an earlier one is awaited must not go unhandled.
@@ -54,17 +58,27 @@ export async function* listPages<T>(api: Api, pathOf: (page: number) => string):
     return answer;
   };
   const first = await ask(1);
-  yield first;
-  if (!first.next) return;
-  const counted = Math.ceil((first.count ?? 0) / PAGE_SIZE);
+  const perPage = first.results?.length ?? 0;
+  const counted = first.next && perPage > 0 ? Math.ceil((first.count ?? 0) / perPage) : 1;
   let asked = 1;
-  const inFlight: Promise<ListPage<T>>[] = [];
+  let ended = !first.next;
+  const asking: Promise<ListPage<T>>[] = [];
+  const askAhead = () => {
+    while (!ended && asking.length < inFlight && asked < counted) asking.push(ask(++asked));
+  };
+  // The next pages are on their way while the first is read.
+  askAhead();
+  yield first;
   for (;;) {
-    while (inFlight.length < PAGES_IN_FLIGHT && asked < counted) inFlight.push(ask(++asked));
-    if (inFlight.length === 0) inFlight.push(ask(++asked));
-    const body = await (inFlight.shift() as Promise<ListPage<T>>);
+    askAhead();
+    if (asking.length === 0) {
+      if (ended) return;
+      asking.push(ask(++asked));
+    }
+    const body = await (asking.shift() as Promise<ListPage<T>>);
+    // Where the page just read leads, as one page after another would follow it.
+    ended = !body.next;
     yield body;
-    if (inFlight.length === 0 && !body.next) return;
   }
 }
 
@@ -127,7 +141,9 @@ export class GuestCopy {
     const changed: CopyGuest[] = [];
     let startTime: string | undefined;
     const query = (page: number) => `page=${page}&page_size=${PAGE_SIZE}${since ? `&timestamp=${encodeURIComponent(since)}` : ''}`;
-    const guestPages = listPages<GuestSummary & { registration_type: number; objstatus: string; checked_in_at: string | null }>(api, (page) => `/events/${this.eventId}/guests?${query(page)}`);
+    // A whole list comes several pages at once; a delta one page after another (listPages).
+    const inFlight = since ? 1 : WHOLE_LIST_PAGES_IN_FLIGHT;
+    const guestPages = listPages<GuestSummary & { registration_type: number; objstatus: string; checked_in_at: string | null }>(api, (page) => `/events/${this.eventId}/guests?${query(page)}`, inFlight);
     for await (const body of guestPages) {
       // Pages asked for together may be served in either order: the earliest start_time is
       // the one every page's snapshot comes after, so the next delta misses nothing.
@@ -139,7 +155,7 @@ export class GuestCopy {
     }
     for (const guest of changed) this.index(guest);
     // Who let each guest in: the stations of the check-ins that stand, oldest first.
-    for await (const body of listPages<CheckinRow>(api, (page) => `/events/${this.eventId}/checkins?${query(page)}`)) {
+    for await (const body of listPages<CheckinRow>(api, (page) => `/events/${this.eventId}/checkins?${query(page)}`, inFlight)) {
       for (const checkin of body.results ?? []) {
         const guest = this.byId.get(checkin.guest_id);
         if (guest && checkin.direction === 'in' && !checkin.undone_at && guest.checked_in_at) {

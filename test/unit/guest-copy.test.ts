@@ -65,10 +65,10 @@ describe('the station\'s copy of the guest list', () => {
     assert.deepEqual(copy.search('first1 acme', 10).results.map((g) => g.id), [1]);
   });
 
-  it('asks for the next page while one is read, yields every page in order, and follows a list that grew or shrank', async () => {
+  it('asks for the next pages while one is read, yields every page in order, and follows a list that grew or shrank', async () => {
     const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
-    /** A list envelope of `total` items, 1000 a page, answering page n after (5 - n % 5) ms. */
-    function pagedApi(total: () => number) {
+    /** A list envelope of `total` items, `size` a page, answering page n after (5 - n % 5) ms. */
+    function pagedApi(total: () => number, size = 1000) {
       const asked: number[] = [];
       let inFlight = 0;
       let mostInFlight = 0;
@@ -80,41 +80,45 @@ describe('the station\'s copy of the guest list', () => {
           for (let i = 0; i < 5 - (page % 5); i++) await tick();
           inFlight--;
           const count = total();
-          const results = Array.from({ length: Math.max(0, Math.min(1000, count - (page - 1) * 1000)) }, (_, i) => (page - 1) * 1000 + i);
-          return { count, results, next: page * 1000 < count ? `next-${page + 1}` : null };
+          const results = Array.from({ length: Math.max(0, Math.min(size, count - (page - 1) * size)) }, (_, i) => (page - 1) * size + i);
+          return { count, results, next: page * size < count ? `next-${page + 1}` : null };
         },
       } as unknown as Api;
       return { api, asked, mostInFlight: () => mostInFlight };
     }
-    const read = async (api: Api) => {
+    const read = async (api: Api, onPage = () => {}) => {
       const items: number[] = [];
-      for await (const body of listPages<number>(api, (page) => `/x?page=${page}`)) items.push(...body.results);
+      for await (const body of listPages<number>(api, (page) => `/x?page=${page}`, 2)) {
+        items.push(...body.results);
+        onPage();
+      }
       return items;
     };
+    const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
 
     const steady = pagedApi(() => 4500);
-    assert.deepEqual(await read(steady.api), Array.from({ length: 4500 }, (_, i) => i), 'every item once, in order, though pages come back out of order');
+    assert.deepEqual(await read(steady.api), upTo(4500), 'every item once, in order, though pages come back out of order');
     assert.deepEqual(steady.asked, [1, 2, 3, 4, 5]);
     assert.equal(steady.mostInFlight(), 2, 'two pages asked for at once, never more');
 
+    const smaller = pagedApi(() => 2300, 500);
+    assert.deepEqual(await read(smaller.api), upTo(2300), 'the page size is the first page\'s');
+    assert.deepEqual(smaller.asked, [1, 2, 3, 4, 5]);
+
     let grown = 2500;
     const growing = pagedApi(() => grown);
-    const items = listPages<number>(growing.api, (page) => `/x?page=${page}`);
-    const got: number[] = [];
-    for await (const body of items) {
-      got.push(...body.results);
-      grown = 5200; // guests added while the list loads: more pages than the first count said
-    }
-    assert.deepEqual(got, Array.from({ length: 5200 }, (_, i) => i), 'pages past the first count are followed by their next links');
+    assert.deepEqual(await read(growing.api, () => (grown = 5200)), upTo(5200), 'pages past the first count are followed by their next links');
 
-    let shrunk = 4500;
+    let shrunk = 50_000;
     const shrinking = pagedApi(() => shrunk);
-    const left: number[] = [];
-    for await (const body of listPages<number>(shrinking.api, (page) => `/x?page=${page}`)) {
-      left.push(...body.results);
-      shrunk = 2000;
-    }
-    assert.deepEqual(left, Array.from({ length: 2000 }, (_, i) => i), 'a page past a list that shrank comes back empty');
+    assert.deepEqual(await read(shrinking.api, () => (shrunk = 1500)), upTo(1500), 'a list that shrank ends where its pages say');
+    assert.deepEqual(shrinking.asked, [1, 2, 3], 'no page asked for after one that has no next, but those already on their way');
+
+    const oneByOne = pagedApi(() => 3500);
+    const items: number[] = [];
+    for await (const body of listPages<number>(oneByOne.api, (page) => `/x?page=${page}`)) items.push(...body.results);
+    assert.deepEqual(items, upTo(3500));
+    assert.equal(oneByOne.mostInFlight(), 1, 'one page at a time unless asked for more');
 
     const failing = {
       get: async (path: string) => {
@@ -125,6 +129,29 @@ describe('the station\'s copy of the guest list', () => {
       },
     } as unknown as Api;
     await assert.rejects(read(failing), /page 2 failed/, 'a failed page fails the load (page 3, asked for beside it, fails unhandled nowhere)');
+  });
+
+  it('loads a whole list two pages at once and a delta one page after another', async () => {
+    const copy = await GuestCopy.open(3);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const api = {
+      get: async (path: string) => {
+        if (!path.includes('/guests?')) return { count: 0, results: [], next: null };
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight--;
+        const page = Number(/page=(\d+)/.exec(path)?.[1]);
+        const results = Array.from({ length: page === 3 ? 10 : 1000 }, (_, i) => guest((page - 1) * 1000 + i + 1));
+        return { count: 2010, results, next: page < 3 ? 'more' : null, start_time: '2026-12-01T18:05:00' };
+      },
+    } as unknown as Api;
+    await copy.refresh(api);
+    assert.equal(copy.size, 2010);
+    assert.equal(mostInFlight, 2, 'the whole list: two pages at once');
+    mostInFlight = 0;
+    await copy.refresh(api);
+    assert.equal(mostInFlight, 1, 'a delta: a guest checked in meanwhile moves the pages after it, so one page after another');
   });
 
   it('keeps the earliest start_time of pages asked for together as the next delta\'s timestamp', async () => {
