@@ -74,3 +74,8 @@ export function jsonFromText(db: Knex | Knex.Transaction, text: string): string 
 export function textAsBytes(db: Knex | Knex.Transaction, text: string): string {
   return dialectOf(db).name === 'sqlite' ? `cast(${text} as blob)` : text;
 }
+
+/** A textAsBytes column as it came back, as bytes (node-postgres's text made a Buffer). */
+export function bytesOf(value: Buffer | string): Buffer {
+  return typeof value === 'string' ? Buffer.from(value) : value;
+}

@@ -4,7 +4,7 @@ import { insertRows } from '../bulk';
 import { fileSearchTerms, filePreparedSearchTerms, forgetSearchTerms, prepareSearchTerms, whereSearchMatches, type PreparedSearchTerms } from '../search-index';
 import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
-import { apiDatetime, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
+import { apiDatetime, bytesOf, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { survivingFailure } from '../write-transaction';
 import { newUid } from '../../core/uid';
@@ -168,7 +168,7 @@ export async function guestJson(db: Conn, eventId: number, guestId: number): Pro
     .where({ 'g.event_id': eventId, 'g.id': guestId })
     .first(db.raw(`${textAsBytes(db, guestJsonSql(db))} as json`));
   if (!row) return undefined;
-  return typeof row.json === 'string' ? Buffer.from(row.json) : row.json;
+  return bytesOf(row.json);
 }
 
 export interface GuestListFilter {
@@ -242,7 +242,7 @@ export async function listGuests(db: Conn, eventId: number, filter: GuestListFil
   const pageJson = db('guests as g').whereIn('g.id', pageIds).orderBy('g.id').select(db.raw(`${guestJsonSql(db)} as json`));
   const [row] = (await db.from(pageJson.as('p')).select(db.raw(`${textAsBytes(db, joinedText('p.json'))} as guests`))) as { guests: Buffer | string | null }[];
   const guests = row?.guests ?? '';
-  return { count, guests: typeof guests === 'string' ? Buffer.from(guests) : guests };
+  return { count, guests: bytesOf(guests) };
 }
 
 /** The event's number of guests as the triggers of migration 20261126110000 keep it. */
