@@ -56,34 +56,38 @@ export async function benchSync(input: SyncBenchInput, log: Log): Promise<{ metr
   );
 
   // Full sync: every page of 1000 as a door screen joining the door loads its copy of the
-  // list (listPages in renderer/src/guest-copy.ts: the next page asked for while one is read).
+  // list (listPages in renderer/src/guest-copy.ts: the next pages asked for while one is read).
   // Three in a row, the median reported: one sync's time moves by a tenth from run to run here.
   const doorScreenApi = { get: (path: string) => getJson(`${input.baseUrl}${path}`, input.key) } as Api;
-  let startTime = '';
+  /** FULL_SYNCS full syncs with `inFlight` pages asked for at once: each one's ms, and the last one's earliest start_time. */
+  const fullSyncs = async (inFlight: number) => {
+    const ms: number[] = [];
+    let startTime = '';
+    for (let n = 0; n < FULL_SYNCS; n++) {
+      startTime = '';
+      const [received, took] = await timed(async () => {
+        let total = 0;
+        for await (const page of listPages<{ id: number }>(doorScreenApi, (p) => `/events/${input.eventId}/guests?page=${p}&page_size=1000`, inFlight)) {
+          const pageStart = (page as GuestPage).start_time;
+          if (!startTime || pageStart < startTime) startTime = pageStart;
+          total += page.results.length;
+        }
+        return total;
+      });
+      if (received !== input.guests) throw new Error(`full sync (${inFlight} in flight) received ${received} of ${input.guests} guests`);
+      ms.push(took);
+    }
+    return { ms: ms.sort((x, y) => x - y), startTime };
+  };
   const cpuBefore = input.serverCpuMs?.();
   const mainBefore = input.serverMainThreadCpuMs?.();
   const clientBefore = process.cpuUsage();
-  const fullMs: number[] = [];
-  for (let n = 0; n < FULL_SYNCS; n++) {
-    startTime = '';
-    const [received, ms] = await timed(async () => {
-      let total = 0;
-      for await (const page of listPages<{ id: number }>(doorScreenApi, (p) => `/events/${input.eventId}/guests?page=${p}&page_size=1000`, WHOLE_LIST_PAGES_IN_FLIGHT)) {
-        const pageStart = (page as GuestPage).start_time;
-        if (!startTime || pageStart < startTime) startTime = pageStart;
-        total += page.results.length;
-      }
-      return total;
-    });
-    if (received !== input.guests) throw new Error(`full sync received ${received} of ${input.guests} guests`);
-    fullMs.push(ms);
-  }
+  const { ms: fullMs, startTime } = await fullSyncs(WHOLE_LIST_PAGES_IN_FLIGHT);
   const perSync = (ms: number) => round(ms / FULL_SYNCS / 1000);
   const serverCpuS = cpuBefore === undefined ? undefined : perSync(input.serverCpuMs!() - cpuBefore);
   const mainCpuS = mainBefore === undefined ? undefined : perSync(input.serverMainThreadCpuMs!() - mainBefore);
   const clientCpu = process.cpuUsage(clientBefore);
   const clientCpuS = perSync((clientCpu.user + clientCpu.system) / 1000);
-  fullMs.sort((a, b) => a - b);
   const fullS = round(percentile(fullMs, 50) / 1000);
   log(`  full sync: ${input.guests} guests in ${fullS} s (median of ${FULL_SYNCS}: ${fullMs.map((ms) => round(ms / 1000)).join(', ')} s)${serverCpuS === undefined ? '' : `, ${serverCpuS} s of server CPU each`}`);
   metrics.push({ section: 'sync', name: `full guest sync (${input.guests}, page_size 1000, as the door screen loads it, median of ${FULL_SYNCS})`, value: fullS, unit: 's', target: `≤ ${SYNC_TARGETS.fullSyncS}`, ok: fullS <= SYNC_TARGETS.fullSyncS });
@@ -95,22 +99,7 @@ export async function benchSync(input: SyncBenchInput, log: Log): Promise<{ metr
 
   // The same sync one page after another (each page asked for once the one before is read), as
   // every client did until stop 30: the server's page and the client's parsing take turns.
-  const oneByOneMs: number[] = [];
-  for (let n = 0; n < FULL_SYNCS; n++) {
-    const [received, ms] = await timed(async () => {
-      let total = 0;
-      let url: string | null = `${guestsUrl}?page_size=1000`;
-      while (url) {
-        const page: GuestPage = await getJson<GuestPage>(url, input.key);
-        total += page.results.length;
-        url = page.next;
-      }
-      return total;
-    });
-    if (received !== input.guests) throw new Error(`one-by-one sync received ${received} of ${input.guests} guests`);
-    oneByOneMs.push(ms);
-  }
-  oneByOneMs.sort((a, b) => a - b);
+  const { ms: oneByOneMs } = await fullSyncs(1);
   const oneByOneS = round(percentile(oneByOneMs, 50) / 1000);
   log(`  full sync one page after another: ${oneByOneS} s (median of ${FULL_SYNCS}: ${oneByOneMs.map((ms) => round(ms / 1000)).join(', ')} s)`);
   metrics.push({ section: 'sync', name: `full guest sync one page after another (median of ${FULL_SYNCS})`, value: oneByOneS, unit: 's' });
