@@ -158,21 +158,36 @@ function lineTooLong(): EventFileError {
   return new EventFileError(MSG.eventFileLineTooLong(EVENT_FILE_LIMITS.lineBytes / 2 ** 20));
 }
 
-/** The decompressed lines of a file, each with its length in bytes. */
-async function* lines(file: string): AsyncGenerator<{ line: string; bytes: number }> {
+interface Line {
+  line: string;
+  /** Its length in the file, newline included. */
+  bytes: number;
+}
+
+/**
+ * The decompressed lines of a file, a chunk of whole lines at a time: one await per
+ * megabyte of inflated file, not per line. Each chunk's lines are cut as they are taken.
+ */
+async function* lineChunks(file: string): AsyncGenerator<Iterable<Line>> {
   let rest = Buffer.alloc(0);
   for await (const chunk of inflated(file)) {
     const bytes = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
-    let start = 0;
-    for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
-      if (end - start > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
-      yield { line: bytes.toString('utf8', start, end), bytes: end - start + 1 };
-      start = end + 1;
-    }
-    rest = Buffer.from(bytes.subarray(start));
+    const whole = bytes.lastIndexOf(NEWLINE) + 1;
+    rest = Buffer.from(bytes.subarray(whole));
     if (rest.length > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
+    yield linesIn(bytes, whole);
   }
-  if (rest.length > 0) yield { line: rest.toString('utf8'), bytes: rest.length };
+  if (rest.length > 0) yield [{ line: rest.toString('utf8'), bytes: rest.length }];
+}
+
+/** The lines of `bytes` before `end`, where a line ends. */
+function* linesIn(bytes: Buffer, end: number): Generator<Line> {
+  for (let start = 0; start < end; ) {
+    const stop = bytes.indexOf(NEWLINE, start);
+    if (stop - start > EVENT_FILE_LIMITS.lineBytes) throw lineTooLong();
+    yield { line: bytes.toString('utf8', start, stop), bytes: stop - start + 1 };
+    start = stop + 1;
+  }
 }
 
 function explain(err: unknown): EventFileError {
@@ -258,28 +273,46 @@ export async function verifyEventFile(file: string): Promise<EventFileHeader> {
   return header;
 }
 
-/** Second pass: the records of a verified file, in order. */
-export async function* readEventRecords(file: string): AsyncGenerator<{ table: string; record: unknown; bytes: number }> {
-  let first = true;
+export interface EventFileRecord {
+  table: string;
+  record: unknown;
+  /** Its line's length in the file. */
+  bytes: number;
+}
+
+/**
+ * Second pass: the records of a verified file, in order, in chunks (a megabyte of inflated
+ * file each). A chunk's records are parsed as they are taken, so its reader decides how much
+ * work goes between two turns of the event loop.
+ */
+export async function* readEventRecords(file: string): AsyncGenerator<Iterable<EventFileRecord>> {
+  let header = true;
   try {
-    for await (const { line, bytes } of lines(file)) {
-      if (first) {
-        first = false;
-        continue;
-      }
-      let value: { table?: unknown; record?: unknown; trailer?: unknown };
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new EventFileError(MSG.eventFileInvalid('a line is not JSON'));
-      }
-      if (value.trailer !== undefined) return;
-      if (typeof value.table !== 'string' || typeof value.record !== 'object' || value.record === null) {
-        throw new EventFileError(MSG.eventFileInvalid('a line is not a record'));
-      }
-      yield { table: value.table, record: value.record, bytes };
+    for await (const lines of lineChunks(file)) {
+      yield recordsIn(lines, header);
+      header = false;
     }
   } catch (err) {
     throw explain(err);
+  }
+}
+
+function* recordsIn(lines: Iterable<Line>, header: boolean): Generator<EventFileRecord> {
+  for (const { line, bytes } of lines) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    let value: { table?: unknown; record?: unknown; trailer?: unknown };
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new EventFileError(MSG.eventFileInvalid('a line is not JSON'));
+    }
+    if (value.trailer !== undefined) return;
+    if (typeof value.table !== 'string' || typeof value.record !== 'object' || value.record === null) {
+      throw new EventFileError(MSG.eventFileInvalid('a line is not a record'));
+    }
+    yield { table: value.table, record: value.record, bytes };
   }
 }

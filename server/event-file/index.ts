@@ -90,12 +90,14 @@ export async function importEventFile(db: Db, file: string, options: ImportOptio
     try {
       const seen: TableCounts = {};
       let done = 0;
-      for await (const { table, record, bytes } of readEventRecords(file)) {
-        await merger.add(table, record, bytes);
-        seen[table] = (seen[table] ?? 0) + 1;
-        if (++done % 5000 === 0) onProgress?.(done, total);
-        // Lines come from a megabyte of inflated file at a time: the door's scans go between.
-        else if (done % PARSE_YIELD === 0) await yieldToLoop();
+      for await (const records of readEventRecords(file)) {
+        for (const { table, record, bytes } of records) {
+          await merger.add(table, record, bytes);
+          seen[table] = (seen[table] ?? 0) + 1;
+          if (++done % 5000 === 0) onProgress?.(done, total);
+          // A chunk is a megabyte of inflated file: the door's scans go between its records.
+          else if (done % PARSE_YIELD === 0) await yieldToLoop();
+        }
       }
       for (const table of new Set([...Object.keys(seen), ...Object.keys(header.counts)])) {
         if ((seen[table] ?? 0) !== (header.counts[table] ?? 0)) throw new EventFileError(MSG.eventFileDamaged);

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { test } from 'node:test';
+import { EventFileWriter, readEventRecords, verifyEventFile, type EventFileRecord } from '../../server/event-file/format';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-read-'));
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function readAll(file: string): Promise<{ records: EventFileRecord[]; chunks: number }> {
+  const records: EventFileRecord[] = [];
+  let chunks = 0;
+  for await (const chunk of readEventRecords(file)) {
+    chunks++;
+    for (const record of chunk) records.push(record);
+  }
+  return { records, chunks };
+}
+
+test('reads every record once, in order, whole across the megabyte chunks it is read in', async () => {
+  const file = path.join(dir, 'large.doorlist.gz');
+  const writer = new EventFileWriter(fs.createWriteStream(file));
+  await writer.header({ station: 'test', exported_at: new Date().toISOString(), event: { uid: 'e', name: 'E' }, tables: ['guests'], counts: { guests: 6000 } });
+  // Lines of many lengths (up to 2 kB), so line ends fall anywhere in a chunk.
+  const guests = Array.from({ length: 6000 }, (_, i) => ({ uid: `g${i}`, note: 'x'.repeat((i * 37) % 2000) }));
+  await writer.records('guests', guests);
+  await writer.finish();
+  await verifyEventFile(file);
+
+  const { records, chunks } = await readAll(file);
+  assert.ok(chunks > 3, `${chunks} chunks: the file must span several`);
+  assert.deepEqual(records.map((r) => r.record), guests);
+  assert.ok(records.every((r) => r.table === 'guests'));
+  assert.deepEqual(records.map((r) => r.bytes), guests.map((g) => Buffer.byteLength(JSON.stringify({ table: 'guests', record: g })) + 1));
+});
+
+test('a file without its last newline gives its last line too', async () => {
+  const file = path.join(dir, 'no-newline.gz');
+  const lines = ['{"format":"doorlist-event"}', '{"table":"guests","record":{"uid":"a"}}', '{"table":"guests","record":{"uid":"b"}}'];
+  fs.writeFileSync(file, zlib.gzipSync(lines.join('\n')));
+  const { records } = await readAll(file);
+  assert.deepEqual(records.map((r) => r.record), [{ uid: 'a' }, { uid: 'b' }]);
+});
+
+test('a line that is not a record refuses the file where it is met', async () => {
+  const file = path.join(dir, 'bad.gz');
+  fs.writeFileSync(file, zlib.gzipSync('{"format":"doorlist-event"}\n{"table":"guests","record":{"uid":"a"}}\n[1]\n'));
+  const seen: unknown[] = [];
+  await assert.rejects(async () => {
+    for await (const chunk of readEventRecords(file)) for (const { record } of chunk) seen.push(record);
+  }, /a line is not a record/);
+  assert.deepEqual(seen, [{ uid: 'a' }]);
+});
+
+test('a damaged gzip stream is the damaged-file error', async () => {
+  const file = path.join(dir, 'truncated.gz');
+  const whole = zlib.gzipSync(Array.from({ length: 2000 }, (_, i) => `{"table":"guests","record":{"uid":"${i}"}}`).join('\n'));
+  fs.writeFileSync(file, whole.subarray(0, whole.length - 20));
+  await assert.rejects(readAll(file), /damaged/);
+});
