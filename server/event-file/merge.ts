@@ -1,4 +1,3 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation } from '../../db/records';
@@ -206,7 +205,7 @@ export class EventMerger {
   private readonly staged = new StagedChanges();
   private readonly checkinGuests = new Set<number>();
   private readonly addedCheckins = new Set<number>();
-  private pending: { def: TableDef; records: unknown[]; bytes: number } | undefined;
+  private pending: { def: TableDef; records: Row[]; bytes: number } | undefined;
   private writing: Promise<void> | undefined;
   private position = -1;
   private readonly now = nowIso();
@@ -228,7 +227,11 @@ export class EventMerger {
     this.position = index;
     if (table === 'events') return this.stageEvent(record);
     this.pending ??= { def: DEFS.get(table)!, records: [], bytes: 0 };
-    this.pending.records.push(record);
+    // Checked as it comes: the file's own object is garbage at once, never copied by the
+    // young generation's collections while the batch fills.
+    const parsed = SCHEMAS.get(table)!.safeParse(record);
+    if (!parsed.success) throw new EventFileRejected(`a ${table} record is invalid`);
+    this.pending.records.push(parsed.data as Row);
     this.pending.bytes += bytes;
     if (this.pending.records.length >= BATCH || this.pending.bytes >= BATCH_BYTES) await this.flush();
   }
@@ -304,7 +307,7 @@ export class EventMerger {
   }
 
   /**
-   * Checks a batch (every record valid, every parent known), then stages it while the next
+   * Stages a batch of checked records (their parents are looked up now) while the next
    * batch is read: one write in flight at a time, and a table's staging ends before the
    * next table's parents are looked up.
    */
@@ -312,16 +315,7 @@ export class EventMerger {
     const batch = this.pending;
     this.pending = undefined;
     if (!batch || batch.records.length === 0) return;
-    const { def } = batch;
-    const schema = SCHEMAS.get(def.name)!;
-    const records: Row[] = [];
-    for (const [i, raw] of batch.records.entries()) {
-      // Scans are answered between stretches of checking (PARSE_YIELD records each).
-      if (i % PARSE_YIELD === PARSE_YIELD - 1) await yieldToLoop();
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) throw new EventFileRejected(`a ${def.name} record is invalid`);
-      records.push(parsed.data as Row);
-    }
+    const { def, records } = batch;
     await this.settle();
     const writing = this.eventCreated ? this.writeNewRecords(def, records) : this.stageChanges(def, records);
     // Awaited by settle(); a failure meanwhile must not go unhandled.
