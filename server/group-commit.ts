@@ -36,12 +36,17 @@ export function groupCommit<In, Out>(db: Db, decide: (trx: Trx, items: In[]) => 
     } catch {
       answers = batch.map(() => ALONE);
     }
+    const settled: (() => void)[] = [];
     for (const [i, w] of batch.entries()) {
       const answer = answers[i];
       if (answer === ALONE) await w.alone().then(w.resolve, w.reject);
-      else if (answer instanceof Error) w.reject(answer);
-      else w.resolve(answer);
+      else if (answer instanceof Error) settled.push(() => w.reject(answer));
+      else settled.push(() => w.resolve(answer));
     }
+    // The batch has committed. Its answers are sent on the loop's next turn, once the next
+    // batch's first statement is on its way to the database: sending them is main-thread work
+    // that would otherwise sit between two transactions, the writer idle meanwhile.
+    setImmediate(() => settled.forEach((settle) => settle()));
   }
 
   async function drain(): Promise<void> {
