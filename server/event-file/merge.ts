@@ -133,6 +133,8 @@ export interface ImportOptions {
 // stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
+// A new event's batches of one table written at once: one in the database, the next made ready.
+const NEW_EVENT_WRITES_IN_FLIGHT = 2;
 // Uids per lookup of a merge.
 const LOOKUP_ROWS = 100;
 const BATCH_BYTES = 16 << 20;
@@ -206,7 +208,9 @@ export class EventMerger {
   private readonly checkinGuests = new Set<number>();
   private readonly addedCheckins = new Set<number>();
   private pending: { def: TableDef; records: Row[]; bytes: number } | undefined;
-  private writing: Promise<void> | undefined;
+  /** Writes under way, oldest first; `writingTable` the table of the last one started. */
+  private writing: Promise<void>[] = [];
+  private writingTable: TableDef | undefined;
   private position = -1;
   private readonly now = nowIso();
 
@@ -308,25 +312,33 @@ export class EventMerger {
 
   /**
    * Stages a batch of checked records (their parents are looked up now) while the next
-   * batch is read: one write in flight at a time, and a table's staging ends before the
-   * next table's parents are looked up.
+   * batch is read. A new event's batch is made ready (its rows, their JSON, its guests'
+   * search terms) while the batch of the same table before it is still being written, so
+   * the database never waits for the next one: their rows name only parents of earlier
+   * tables, whose ids are in. Otherwise a write waits for every write before it: a merge
+   * stages its changes in file order, and a table's staging ends before the next table's
+   * parents are looked up.
    */
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = undefined;
     if (!batch || batch.records.length === 0) return;
     const { def, records } = batch;
-    await this.settle();
+    if (!this.eventCreated || def !== this.writingTable) await this.settle();
+    else while (this.writing.length >= NEW_EVENT_WRITES_IN_FLIGHT) await this.writing.shift();
     const writing = this.eventCreated ? this.writeNewRecords(def, records) : this.stageChanges(def, records);
     // Awaited by settle(); a failure meanwhile must not go unhandled.
     writing.catch(() => undefined);
-    this.writing = writing;
+    this.writing.push(writing);
+    this.writingTable = def;
   }
 
+  /** Waits for every write under way; the first failure is thrown once none is left running. */
   private async settle(): Promise<void> {
     const writing = this.writing;
-    this.writing = undefined;
-    await writing;
+    this.writing = [];
+    const failed = (await Promise.allSettled(writing)).find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private skip(def: TableDef, uid: string): void {

@@ -365,6 +365,22 @@ describe('POST /events/import with a file that is not whole, not ours or too new
     assert.deepEqual(await tableCounts(server), before0);
   });
 
+  it('answers 400 and writes nothing when a late batch of many breaks a rule while the batch before it is still being written', async () => {
+    // 7,000 guests are four batches, written two at a time; the last guest repeats the first's barcode.
+    const bad = repack(lines, (l) => {
+      const at = l.findIndex((x: any) => x.table === 'guests');
+      const guest = l[at].record;
+      const more = Array.from({ length: 7000 }, (_, i) => ({ table: 'guests', record: { ...guest, uid: randomUUID(), barcode: `MANY-${i}` } }));
+      more[more.length - 1].record.barcode = more[0].record.barcode;
+      l.splice(at + 1, 0, ...more);
+      l[0].counts.guests += more.length;
+    });
+    const res = await importFile(server, bad, `?group_id=${groupId}`);
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.match(res.body.detail, /a guests record breaks a rule of the database/);
+    assert.deepEqual(await tableCounts(server), before0);
+  });
+
   it('answers 400 damaged when the counts of the header do not match the records', async () => {
     await refused(repack(lines, (l) => { l[0].counts.guests = 4; }), MSG.eventFileDamaged);
   });
