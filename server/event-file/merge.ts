@@ -133,7 +133,8 @@ export interface ImportOptions {
 // stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
-// A new event's batches of one table written at once: one in the database, the next made ready.
+// A new event's batches of one table written at once while no door is at work: one in the
+// database, the next made ready.
 const NEW_EVENT_WRITES_IN_FLIGHT = 2;
 // Uids per lookup of a merge.
 const LOOKUP_ROWS = 100;
@@ -312,19 +313,20 @@ export class EventMerger {
 
   /**
    * Stages a batch of checked records (their parents are looked up now) while the next
-   * batch is read. A new event's batch is made ready (its rows, their JSON, its guests'
-   * search terms) while the batch of the same table before it is still being written, so
-   * the database never waits for the next one: their rows name only parents of earlier
-   * tables, whose ids are in. Otherwise a write waits for every write before it: a merge
-   * stages its changes in file order, and a table's staging ends before the next table's
-   * parents are looked up.
+   * batch is read. With no door at work, a new event's batch is made ready (its rows, their
+   * JSON, its guests' search terms) while the batch of the same table before it is still
+   * being written, so the database never waits for the next one: their rows name only
+   * parents of earlier tables, whose ids are in. Otherwise a write waits for every write
+   * before it: a door's scan then queues behind one statement of the import, not two; a
+   * merge stages its changes in file order; and a table's staging ends before the next
+   * table's parents are looked up.
    */
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = undefined;
     if (!batch || batch.records.length === 0) return;
     const { def, records } = batch;
-    if (!this.eventCreated || def !== this.writingTable) await this.settle();
+    if (!this.eventCreated || def !== this.writingTable || this.options.doorActive?.() !== false) await this.settle();
     else while (this.writing.length >= NEW_EVENT_WRITES_IN_FLIGHT) await this.writing.shift();
     const writing = this.eventCreated ? this.writeNewRecords(def, records) : this.stageChanges(def, records);
     // Awaited by settle(); a failure meanwhile must not go unhandled.
