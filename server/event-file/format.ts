@@ -286,21 +286,30 @@ export interface EventFileRecord {
  * work goes between two turns of the event loop.
  */
 export async function* readEventRecords(file: string): AsyncGenerator<Iterable<EventFileRecord>> {
-  let header = true;
+  const reading: Reading = { header: true, ended: false };
   try {
     for await (const lines of lineChunks(file)) {
-      yield recordsIn(lines, header);
-      header = false;
+      if (reading.ended) return;
+      yield recordsIn(lines, reading);
     }
   } catch (err) {
+    // Inflating and cutting lines fail here; a chunk's records fail in its reader's loop,
+    // each with an EventFileError of its own.
     throw explain(err);
   }
 }
 
-function* recordsIn(lines: Iterable<Line>, header: boolean): Generator<EventFileRecord> {
+/** Where a file's reading stands, across its chunks: a header may fill a whole chunk. */
+interface Reading {
+  header: boolean;
+  ended: boolean;
+}
+
+function* recordsIn(lines: Iterable<Line>, reading: Reading): Generator<EventFileRecord> {
   for (const { line, bytes } of lines) {
-    if (header) {
-      header = false;
+    if (reading.ended) return;
+    if (reading.header) {
+      reading.header = false;
       continue;
     }
     let value: { table?: unknown; record?: unknown; trailer?: unknown };
@@ -309,7 +318,10 @@ function* recordsIn(lines: Iterable<Line>, header: boolean): Generator<EventFile
     } catch {
       throw new EventFileError(MSG.eventFileInvalid('a line is not JSON'));
     }
-    if (value.trailer !== undefined) return;
+    if (value.trailer !== undefined) {
+      reading.ended = true;
+      return;
+    }
     if (typeof value.table !== 'string' || typeof value.record !== 'object' || value.record === null) {
       throw new EventFileError(MSG.eventFileInvalid('a line is not a record'));
     }

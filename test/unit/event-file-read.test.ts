@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,29 @@ test('reads every record once, in order, whole across the megabyte chunks it is 
   assert.deepEqual(records.map((r) => r.record), guests);
   assert.ok(records.every((r) => r.table === 'guests'));
   assert.deepEqual(records.map((r) => r.bytes), guests.map((g) => Buffer.byteLength(JSON.stringify({ table: 'guests', record: g })) + 1));
+});
+
+test('a header that fills the whole first chunk is still the header, not a record', async () => {
+  const file = path.join(dir, 'long-header.doorlist.gz');
+  // A foreign writer's header with a key of its own, exactly the longest line allowed: the
+  // first megabyte inflated holds no newline.
+  const header = { format: 'doorlist-event', version: 1, station: 'elsewhere', exported_at: new Date().toISOString(), event: { uid: 'e', name: 'E' }, tables: ['guests'], counts: { guests: 2 }, checksum: { algorithm: 'sha256', location: 'trailer', covers: 'all' }, note: '' };
+  header.note = 'x'.repeat(2 ** 20 - Buffer.byteLength(JSON.stringify(header)));
+  const body = `${JSON.stringify(header)}\n{"table":"guests","record":{"uid":"a"}}\n{"table":"guests","record":{"uid":"b"}}\n`;
+  assert.equal(body.indexOf('\n'), 2 ** 20);
+  const trailer = { trailer: { records: 2, sha256: createHash('sha256').update(body).digest('hex') } };
+  fs.writeFileSync(file, zlib.gzipSync(body + JSON.stringify(trailer) + '\n'));
+  await verifyEventFile(file);
+  const { records, chunks } = await readAll(file);
+  assert.ok(chunks >= 2, `${chunks} chunks`);
+  assert.deepEqual(records.map((r) => r.record), [{ uid: 'a' }, { uid: 'b' }]);
+});
+
+test('nothing after the trailer is read as a record', async () => {
+  const file = path.join(dir, 'after-trailer.gz');
+  fs.writeFileSync(file, zlib.gzipSync('{"format":"doorlist-event"}\n{"table":"guests","record":{"uid":"a"}}\n{"trailer":{"records":1}}\n{"table":"guests","record":{"uid":"late"}}\n'));
+  const { records } = await readAll(file);
+  assert.deepEqual(records.map((r) => r.record), [{ uid: 'a' }]);
 });
 
 test('a file without its last newline gives its last line too', async () => {
