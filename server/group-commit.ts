@@ -37,16 +37,18 @@ export function groupCommit<In, Out>(db: Db, decide: (trx: Trx, items: In[]) => 
       answers = batch.map(() => ALONE);
     }
     const settled: (() => void)[] = [];
+    const alone: Waiting<In, Out>[] = [];
     for (const [i, w] of batch.entries()) {
       const answer = answers[i];
-      if (answer === ALONE) await w.alone().then(w.resolve, w.reject);
+      if (answer === ALONE) alone.push(w);
       else if (answer instanceof Error) settled.push(() => w.reject(answer));
       else settled.push(() => w.resolve(answer));
     }
     // The batch has committed. Its answers are sent on the loop's next turn, once the next
-    // batch's first statement is on its way to the database: sending them is main-thread work
-    // that would otherwise sit between two transactions, the writer idle meanwhile.
+    // transaction (an item's left alone, or the next batch's) has begun: sending them is
+    // main-thread work that would otherwise sit between two transactions, the writer idle.
     setImmediate(() => settled.forEach((settle) => settle()));
+    for (const w of alone) await w.alone().then(w.resolve, w.reject);
   }
 
   async function drain(): Promise<void> {

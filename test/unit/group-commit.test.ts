@@ -28,9 +28,11 @@ describe('groupCommit', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('begins the next batch before it sends the answers of the one that committed', async () => {
+  it('begins the next batch before it sends the answers of the one that committed', async (t) => {
     const begun: number[] = [];
-    db.on('query', (q: { sql: string }) => q.sql.startsWith('BEGIN') && begun.push(begun.length + 1));
+    const countBegins = (q: { sql: string }) => q.sql.startsWith('BEGIN') && begun.push(begun.length + 1);
+    db.on('query', countBegins);
+    t.after(() => db.off('query', countBegins));
     const batches: string[][] = [];
     const first = gate();
     const submit = groupCommit<string, string>(db, async (_trx, items) => {
@@ -50,6 +52,31 @@ describe('groupCommit', () => {
     assert.equal(await a, 'A');
     assert.deepEqual(begun, [1, 2], "the waiting batch's BEGIN went to the database before the first answer went out");
     assert.deepEqual(await Promise.all(waiting), ['B', 'C']);
+  });
+
+  it('answers a batch while an item it left alone is still running', async () => {
+    const held = gate();
+    const lone = gate();
+    const submit = groupCommit<string, string>(db, async (_trx, items): Promise<Decision<string>[]> => {
+      if (items[0] === 'hold') await held.wait();
+      return items.map((item) => (item === 'slow' ? ALONE : item.toUpperCase()));
+    });
+    const hold = submit('hold', () => Promise.reject(new Error('not alone')));
+    await held.reached;
+    const slow = submit('slow', async () => {
+      await lone.wait();
+      return 'slow alone';
+    });
+    const fast = submit('fast', () => Promise.reject(new Error('not alone')));
+    held.open();
+    assert.equal(await hold, 'HOLD');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise((resolve) => (timer = setTimeout(resolve, 2000, 'still waiting')));
+    assert.equal(await Promise.race([fast, timeout]), 'FAST', 'answered before the item left alone ends');
+    clearTimeout(timer);
+    await lone.reached;
+    lone.open();
+    assert.equal(await slow, 'slow alone');
   });
 
   it('answers refusals, runs what it leaves alone after the batch, and runs a failed batch one by one', async () => {
