@@ -103,7 +103,8 @@ export interface ImportOptions {
   /**
    * Whether a door is writing to this database now (LocalWrites.doorActive). A new event's rows
    * go in short transactions, so a scan never waits long behind one, unless this answers false:
-   * then a batch's rows go in one, and the import takes about two thirds of the time.
+   * then a batch's rows go in one, the next batch is made ready while it is written, and the
+   * import takes about two thirds of the time.
    * Default: a door may be at work.
    */
   doorActive?: () => boolean;
@@ -317,9 +318,10 @@ export class EventMerger {
    * JSON, its guests' search terms) while the batch of the same table before it is still
    * being written, so the database never waits for the next one: their rows name only
    * parents of earlier tables, whose ids are in. Otherwise a write waits for every write
-   * before it: a door's scan then queues behind one statement of the import, not two; a
-   * merge stages its changes in file order; and a table's staging ends before the next
-   * table's parents are looked up.
+   * before it: while a door is at work its scans queue behind one short statement of the
+   * import (a door that starts meanwhile waits once for the whole batches under way, at most
+   * two); a merge stages its changes in file order; and a table's staging ends before the
+   * next table's parents are looked up.
    */
   private async flush(): Promise<void> {
     const batch = this.pending;
@@ -329,7 +331,7 @@ export class EventMerger {
     if (!this.eventCreated || def !== this.writingTable || this.options.doorActive?.() !== false) await this.settle();
     else while (this.writing.length >= NEW_EVENT_WRITES_IN_FLIGHT) await this.writing.shift();
     const writing = this.eventCreated ? this.writeNewRecords(def, records) : this.stageChanges(def, records);
-    // Awaited by settle(); a failure meanwhile must not go unhandled.
+    // Awaited by settle() or by a later flush(); a failure meanwhile must not go unhandled.
     writing.catch(() => undefined);
     this.writing.push(writing);
     this.writingTable = def;

@@ -370,7 +370,7 @@ describe('POST /events/import with a file that is not whole, not ours or too new
     const bad = repack(lines, (l) => {
       const at = l.findIndex((x: any) => x.table === 'guests');
       const guest = l[at].record;
-      const more = Array.from({ length: 7000 }, (_, i) => ({ table: 'guests', record: { ...guest, uid: randomUUID(), barcode: `MANY-${i}` } }));
+      const more = Array.from({ length: 7000 }, (_, i) => ({ table: 'guests', record: { ...guest, uid: randomUUID(), barcode: `MANY-${i}`, nfc_tag: null } }));
       more[more.length - 1].record.barcode = more[0].record.barcode;
       l.splice(at + 1, 0, ...more);
       l[0].counts.guests += more.length;
