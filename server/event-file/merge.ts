@@ -1,6 +1,6 @@
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
-import { classifyDbError } from '../../db/errors';
+import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
 import {
   abandonedImports,
   childrenOf,
@@ -539,8 +539,7 @@ export class EventMerger {
       else inserted = await insertRows(trx, def.name, rows, needIds);
     } catch (err) {
       // A unique key as much as a CHECK or foreign key: the same refusal on either database.
-      const failure = classifyDbError(err)?.kind;
-      if (failure === 'unique' || failure === 'integrity') throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
+      if (isUniqueViolation(err) || isIntegrityViolation(err)) throw new EventFileRejected(`a ${def.name} record breaks a rule of the database`);
       throw err;
     }
     for (const r of inserted) this.ids.get(def.name)?.set(r.uid, r.id);
