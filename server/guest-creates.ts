@@ -5,6 +5,7 @@ import { insertGuests, type GuestInsert } from '../db/repositories/guests';
 import { takenCodes } from '../db/repositories/guests-csv';
 import type { GroupScope } from '../db/repositories/groups';
 import { registrationTypeIdsOfEvent } from '../db/repositories/registration-types';
+import { together } from '../db/write-transaction';
 import { ALONE, groupCommit, type Decision } from './group-commit';
 import { answerQuestionIds, checkAnswers } from './schemas/guests';
 
@@ -20,31 +21,30 @@ export interface GuestCreateRequest {
 /**
  * The guests of a batch that pass every check, added in one transaction with a constant
  * number of statements per event: the events (scope), their registration types, the
- * questions answered, the barcodes and NFC tags already taken, then one insert each of the
- * guests, their search terms and their answers. A request that fails any check, or repeats a
+ * questions answered, the barcodes and NFC tags already taken, all read together; then one
+ * insert each of the guests, their search terms and their answers. A request that fails any check, or repeats a
  * code an earlier request of the batch claims, is left ALONE: the single path answers it
  * after the batch, with the spec's exact message (and the id of the guest holding the code).
  */
 async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<Decision<number>[]> {
   const answers: Decision<number>[] = requests.map(() => ALONE);
   const eventIds = [...new Set(requests.map((r) => r.eventId))];
-  const events = new Map((await visibleEvents(trx, eventIds)).map((e) => [e.id, e]));
-  for (const eventId of eventIds) {
+  // The reads go out together: each one awaited in turn was a round trip through the event
+  // loop that the batch, and every client in it, waited for. Requests out of scope are read
+  // for too; the single path answers them.
+  const [visible, ...stored] = await together([
+    visibleEvents(trx, eventIds),
+    ...eventIds.map((eventId) => storedForCreates(trx, eventId, requests.filter((r) => r.eventId === eventId))),
+  ]);
+  const events = new Map(visible.map((e) => [e.id, e]));
+  for (const [e, eventId] of eventIds.entries()) {
     const event = events.get(eventId);
-    const indexes = requests.flatMap((r, i) => (r.eventId === eventId && event && eventInScope(event, r.scope) ? [i] : []));
-    if (indexes.length === 0) continue;
-    const ofEvent = indexes.map((i) => requests[i]);
-    const types = await registrationTypeIdsOfEvent(trx, eventId, [...new Set(ofEvent.map((r) => r.guest.registration_type_id))]);
-    const questionIds = ofEvent.flatMap((r) => (r.customQuestions ? answerQuestionIds(r.customQuestions) : []));
-    const questions: Map<number, QuestionForAnswers> = questionIds.length > 0 ? await questionsForAnswers(trx, eventId, questionIds) : new Map();
-    const barcodes = ofEvent.flatMap((r) => (r.guest.barcode ? [r.guest.barcode] : []));
-    const nfcTags = ofEvent.flatMap((r) => (r.guest.nfc_tag ? [r.guest.nfc_tag] : []));
-    const taken = await takenCodes(trx, eventId, barcodes, nfcTags);
+    if (!event) continue;
+    const { types, questions, taken } = stored[e];
     const claimed = { barcodes: new Set<string>(), nfcTags: new Set<string>() };
     const accepted: { index: number; guest: GuestInsert }[] = [];
-    for (const index of indexes) {
-      const { guest, customQuestions } = requests[index];
-      if (!types.has(guest.registration_type_id)) continue;
+    for (const [index, { eventId: of, scope, guest, customQuestions }] of requests.entries()) {
+      if (of !== eventId || !eventInScope(event, scope) || !types.has(guest.registration_type_id)) continue;
       const checked = customQuestions === undefined ? undefined : checkAnswers(customQuestions, questions);
       if (checked?.errors) continue;
       const { barcode, nfc_tag: nfcTag } = guest;
@@ -58,6 +58,22 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
     accepted.forEach((a, k) => (answers[a.index] = ids[k]));
   }
   return answers;
+}
+
+/** What the creates of one event are checked against: its registration types, questions and taken codes. */
+async function storedForCreates(trx: Trx, eventId: number, requests: GuestCreateRequest[]) {
+  const questionIds = requests.flatMap((r) => (r.customQuestions ? answerQuestionIds(r.customQuestions) : []));
+  const [types, questions, taken] = await together([
+    registrationTypeIdsOfEvent(trx, eventId, [...new Set(requests.map((r) => r.guest.registration_type_id))]),
+    questionIds.length > 0 ? questionsForAnswers(trx, eventId, questionIds) : new Map<number, QuestionForAnswers>(),
+    takenCodes(
+      trx,
+      eventId,
+      requests.flatMap((r) => (r.guest.barcode ? [r.guest.barcode] : [])),
+      requests.flatMap((r) => (r.guest.nfc_tag ? [r.guest.nfc_tag] : [])),
+    ),
+  ]);
+  return { types, questions, taken };
 }
 
 /** Guest creates (walk-ins, API clients) that queue behind the writer share one transaction. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Conn, type Db, type Trx } from '../../db/knex';
-import { inSavepoint, survivingFailure, writeTransaction } from '../../db/write-transaction';
+import { inSavepoint, survivingFailure, together, writeTransaction } from '../../db/write-transaction';
 import { isUniqueViolation } from '../../db/errors';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
@@ -128,6 +128,48 @@ describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     );
     const names = await groupNames();
     for (let n = 0; n < 20; n++) assert.equal(names.includes(`Side ${n}`), n % 5 !== 4, `Side ${n}`);
+  });
+
+  it('sends statements given together before the first of them answers, and answers each one’s result', async () => {
+    const order: string[] = [];
+    const sent = (q: { sql: string }) => order.push(`sent ${q.sql.slice(0, 6).toLowerCase()}`);
+    const answered = () => order.push('answered');
+    db.on('query', sent).on('query-response', answered);
+    let results;
+    try {
+      results = await writeTransaction(db, (trx) =>
+        together([trx('groups').where({ id: groupId }).pluck('name'), trx('groups').insert(record({ name: 'Together' })).returning('id'), trx('groups').count({ n: '*' }).first()]),
+      );
+    } finally {
+      db.off('query', sent).off('query-response', answered);
+    }
+    assert.deepEqual(results[0], ['Acme']);
+    assert.equal(typeof results[1][0].id, 'number');
+    assert.ok(Number(results[2]?.n) >= 2);
+    // BEGIN, its answer, then the three statements sent before any of them answers.
+    assert.deepEqual(order.slice(2, 5), ['sent select', 'sent insert', 'sent select']);
+    assert.equal(order[5], 'answered');
+  });
+
+  it('throws the first failure of statements sent together only once every one has ended, and nothing of them stays', async () => {
+    const taken = (await db('groups').where({ id: groupId }).first()).uid;
+    // A statement that takes a while, sent after one that fails at once.
+    const slow = TEST_PG ? 'select pg_sleep(0.2)' : 'with recursive n(x) as (select 1 union all select x + 1 from n where x < 2000000) select count(*) from n';
+    let slowEnded = false;
+    let endedWhenThrown: boolean | undefined;
+    const err = await writeTransaction(db, async (trx) => {
+      await addGroup(trx, 'Before together');
+      const statements = [trx('groups').insert({ ...record({ name: 'Clash' }), uid: taken }), trx.raw(slow).finally(() => (slowEnded = true)), addGroup(trx, 'Beside the clash')] as const;
+      return together(statements).catch((e: unknown) => {
+        endedWhenThrown = slowEnded;
+        throw e;
+      });
+    }).catch((e: unknown) => e);
+    assert.ok(isUniqueViolation(err));
+    // Thrown before the slow one ended, the ROLLBACK could run first and the rest commit alone.
+    assert.equal(endedWhenThrown, true);
+    const names = await groupNames();
+    assert.ok(!names.includes('Before together') && !names.includes('Beside the clash') && !names.includes('Clash'));
   });
 
   it('reports its statements as the database’s own, to whoever listens', async () => {
