@@ -7,6 +7,7 @@ import { NotFoundError } from '../../core/errors';
 import { eventInScope, visibleEvents } from './events';
 import type { GroupScope } from './groups';
 import { dialectOf } from '../dialect';
+import { together } from '../write-transaction';
 import { MSG } from '../../core/messages';
 import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
 
@@ -374,11 +375,40 @@ function guestKey(eventId: number, input: ScanInput): string {
 
 const uidKey = (eventId: number, uid: string) => `${eventId}|${uid}`;
 
+/** The remembered answers of these uids, and the check-ins an event file brought with them. */
+async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): Promise<{ event_id: number; uid: string; body: string | null; checkin_id: number | null }[]> {
+  if (uids.length === 0) return [];
+  return trx('scan_replies')
+    .whereIn('event_id', eventIds)
+    .whereIn('uid', uids)
+    .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
+    .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
+}
+
+/** The guests the scans name, by barcode, NFC tag or id; on PostgreSQL locked until commit. */
+async function guestsOfScans(trx: Trx, eventIds: number[], scans: BatchScan[]): Promise<BatchGuestRow[]> {
+  const barcodes = scans.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode]));
+  const nfcTags = scans.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag]));
+  const guestIds = scans.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId]));
+  if (barcodes.length + nfcTags.length + guestIds.length === 0) return [];
+  const query = scanGuests(trx, eventIds)
+    .select('g.event_id', 'g.nfc_tag')
+    .where((q) => {
+      if (barcodes.length > 0) q.orWhereIn('g.barcode', barcodes);
+      if (nfcTags.length > 0) q.orWhereIn('g.nfc_tag', nfcTags);
+      if (guestIds.length > 0) q.orWhereIn('g.id', guestIds);
+    });
+  if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
+  return (await query) as BatchGuestRow[];
+}
+
 /**
  * Event-door scans (no session) decided together inside the caller's transaction, with a
  * constant number of statements whatever the batch's size: the batch's events (scope), the
- * remembered answers of its uids, its guests (locked on PostgreSQL), then one insert of the
- * check-ins, one compare-and-set update of the guests' state and one insert of the answers.
+ * remembered answers of its uids and its guests (locked on PostgreSQL), read together; then
+ * one insert of the check-ins with one compare-and-set update of the guests' state, together;
+ * then one insert of the answers, which hold the check-ins' ids. Three round trips between
+ * BEGIN and COMMIT where there were six.
  * Decisions are made in arrival order, so a guest scanned twice is admitted once and a uid
  * sent twice gets one answer. A guest whose state changed since it was read fails the
  * compare-and-set and the whole batch throws (the caller retries its scans one by one).
@@ -386,48 +416,27 @@ const uidKey = (eventId: number, uid: string) => `${eventId}|${uid}`;
 export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promise<BatchAnswer[]> {
   const now = nowIso();
   const eventIds = [...new Set(scans.map((s) => s.eventId))];
-  const events = new Map((await visibleEvents(trx, eventIds)).map((e) => [e.id, e]));
+  // The batch's three reads are sent at once (together): the remembered answers and guests of
+  // every scan, in scope or not; scope decides below.
+  const uids = [...new Set(scans.flatMap((s) => (s.input.uid === undefined ? [] : [s.input.uid])))];
+  const [visible, earlierRows, guestRows] = await together([visibleEvents(trx, eventIds), rememberedOfUids(trx, eventIds, uids), guestsOfScans(trx, eventIds, scans)]);
+  const events = new Map(visible.map((e) => [e.id, e]));
   const inScope = scans.map((s) => {
     const event = events.get(s.eventId);
     return event !== undefined && eventInScope(event, s.scope);
   });
-  const live = scans.filter((_, i) => inScope[i]);
-
   // Remembered answers (and check-ins an event file brought) of the batch's uids.
-  const uids = [...new Set(live.flatMap((s) => (s.input.uid === undefined ? [] : [s.input.uid])))];
   const earlier = new Map<string, { body: string | null; checkin_id: number | null }>();
-  if (uids.length > 0) {
-    const rows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[] = await trx('scan_replies')
-      .whereIn('event_id', eventIds)
-      .whereIn('uid', uids)
-      .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
-      .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
-    for (const row of rows) {
-      const key = uidKey(row.event_id, row.uid);
-      // A scan answered here has both; its remembered answer wins.
-      if (!earlier.has(key) || row.body !== null) earlier.set(key, row);
-    }
+  for (const row of earlierRows) {
+    const key = uidKey(row.event_id, row.uid);
+    // A scan answered here has both; its remembered answer wins.
+    if (!earlier.has(key) || row.body !== null) earlier.set(key, row);
   }
-
-  // The batch's guests, by barcode, NFC tag or id; on PostgreSQL locked until commit.
-  const barcodes = live.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode]));
-  const nfcTags = live.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag]));
-  const guestIds = live.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId]));
   const guests = new Map<string, BatchGuestRow>();
-  if (barcodes.length + nfcTags.length + guestIds.length > 0) {
-    const query = scanGuests(trx, eventIds)
-      .select('g.event_id', 'g.nfc_tag')
-      .where((q) => {
-        if (barcodes.length > 0) q.orWhereIn('g.barcode', barcodes);
-        if (nfcTags.length > 0) q.orWhereIn('g.nfc_tag', nfcTags);
-        if (guestIds.length > 0) q.orWhereIn('g.id', guestIds);
-      });
-    if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
-    for (const row of (await query) as BatchGuestRow[]) {
-      guests.set(`${row.event_id}|b|${row.barcode}`, row);
-      if (row.nfc_tag !== null) guests.set(`${row.event_id}|n|${row.nfc_tag}`, row);
-      guests.set(`${row.event_id}|i|${row.id}`, row);
-    }
+  for (const row of guestRows) {
+    guests.set(`${row.event_id}|b|${row.barcode}`, row);
+    if (row.nfc_tag !== null) guests.set(`${row.event_id}|n|${row.nfc_tag}`, row);
+    guests.set(`${row.event_id}|i|${row.id}`, row);
   }
 
   // Decisions in arrival order, on the state as read and as this batch moves it.
@@ -528,34 +537,36 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
   for (const index of fromFile) answers[index] = await recordScan(trx, scans[index].eventId, scans[index].input);
 
   if (checkins.length > 0) {
-    const inserted: { id: number; uid: string; event_id: number }[] = await trx('checkins')
-      .insert(checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null })))
-      .returning(['id', 'uid', 'event_id']);
-    const ids = new Map(inserted.map((r) => [uidKey(r.event_id, r.uid), r.id]));
-    for (const c of checkins) answers[c.index] = accepted({ ...c.row, id: ids.get(uidKey(c.row.event_id, c.row.uid)) as number }, c.guest);
-
-    // One compare-and-set for every guest this batch moved: each row must still hold the
-    // state read above, or the update counts short and the batch rolls back.
+    // The check-ins and one compare-and-set for every guest this batch moved, together: each
+    // guest row must still hold the state read above, or the update counts short and the
+    // batch rolls back.
     const moved = [...new Set(checkins.map((c) => c.row.guest_id))];
     const finalState = new Map([...guests.values()].map((g) => [g.id, g.checked_in_at]));
-    const changed = await trx('guests')
-      .whereIn('id', moved)
-      .where((q) => {
-        for (const id of moved) {
-          const read = stateRead.get(id)!;
-          q.orWhere((g) => {
-            g.where({ id, objstatus: read.objstatus });
-            if (read.checked_in_at === null) g.whereNull('checked_in_at');
-            else g.where('checked_in_at', read.checked_in_at);
-          });
-        }
-      })
-      .update({
-        // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
-        checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, finalState.get(id) ?? null])),
-        modified: now,
-      });
+    const [inserted, changed] = await together([
+      trx('checkins')
+        .insert(checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null })))
+        .returning(['id', 'uid', 'event_id']) as Promise<{ id: number; uid: string; event_id: number }[]>,
+      trx('guests')
+        .whereIn('id', moved)
+        .where((q) => {
+          for (const id of moved) {
+            const read = stateRead.get(id)!;
+            q.orWhere((g) => {
+              g.where({ id, objstatus: read.objstatus });
+              if (read.checked_in_at === null) g.whereNull('checked_in_at');
+              else g.where('checked_in_at', read.checked_in_at);
+            });
+          }
+        })
+        .update({
+          // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
+          checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, finalState.get(id) ?? null])),
+          modified: now,
+        }) as Promise<number>,
+    ]);
     if (changed !== moved.length) throw new Error('A guest scanned in this batch changed since it was read');
+    const ids = new Map(inserted.map((r) => [uidKey(r.event_id, r.uid), r.id]));
+    for (const c of checkins) answers[c.index] = accepted({ ...c.row, id: ids.get(uidKey(c.row.event_id, c.row.uid)) as number }, c.guest);
   }
 
   // A uid sent twice in the batch answers as its first scan did.
