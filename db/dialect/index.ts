@@ -36,6 +36,14 @@ export interface Dialect {
    * rolled back.
    */
   readonly failedStatementEndsTransaction: boolean;
+  /**
+   * The ids the next `count` rows of `table` (an `id` counted by the database) will take,
+   * asked inside a write transaction, so that statements naming them need not wait for the
+   * insert's answer. SQLite's write lock keeps the table's last id as read until commit, and
+   * the next are counted on from it as SQLite would; PostgreSQL takes them from the table's
+   * sequence (what a batch leaves unused is a gap, as a rolled-back insert's is).
+   */
+  nextIds(trx: Knex.Transaction, table: string, count: number): Promise<number[]>;
   /** Brings the schema up to date; processes starting together on one database take turns. */
   migrateLatest(db: Knex): Promise<void>;
   /**
@@ -86,6 +94,12 @@ const sqlite: Dialect = {
   beginWrite: 'BEGIN IMMEDIATE',
   keepsGuestCounts: true,
   failedStatementEndsTransaction: false,
+  async nextIds(trx, table, count) {
+    if (count === 0) return [];
+    // AUTOINCREMENT goes on from the larger of the table's highest id and its highest ever.
+    const [{ last }] = await trx.raw('select max(coalesce((select seq from sqlite_sequence where name = ?), 0), coalesce((select max(id) from ??), 0)) as last', [table, table]);
+    return Array.from({ length: count }, (_, k) => Number(last) + 1 + k);
+  },
   migrateLatest: async (db) => {
     await db.migrate.latest();
   },
@@ -112,6 +126,11 @@ const postgres: Dialect = {
   beginWrite: 'BEGIN',
   keepsGuestCounts: false,
   failedStatementEndsTransaction: true,
+  async nextIds(trx, table, count) {
+    if (count === 0) return [];
+    const { rows } = await trx.raw("select nextval(pg_get_serial_sequence(?, 'id')) as id from generate_series(1, ?)", [table, count]);
+    return (rows as { id: string }[]).map((r) => Number(r.id));
+  },
   async migrateLatest(db) {
     // On connections of their own: without the statement timeout (an index on millions of
     // guests takes longer), and under an advisory lock held by a transaction, so processes

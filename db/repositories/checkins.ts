@@ -405,10 +405,10 @@ async function guestsOfScans(trx: Trx, eventIds: number[], scans: BatchScan[]): 
 /**
  * Event-door scans (no session) decided together inside the caller's transaction, with a
  * constant number of statements whatever the batch's size: the batch's events (scope), the
- * remembered answers of its uids and its guests (locked on PostgreSQL), read together; then
- * one insert of the check-ins with one compare-and-set update of the guests' state, together;
- * then one insert of the answers, which hold the check-ins' ids. Three round trips between
- * BEGIN and COMMIT where there were six.
+ * remembered answers of its uids, its guests (locked on PostgreSQL) and the ids its check-ins
+ * will take, read together; then one insert of the check-ins, one compare-and-set update of
+ * the guests' state and one insert of the answers, together. Two round trips between BEGIN
+ * and COMMIT where there were six.
  * Decisions are made in arrival order, so a guest scanned twice is admitted once and a uid
  * sent twice gets one answer. A guest whose state changed since it was read fails the
  * compare-and-set and the whole batch throws (the caller retries its scans one by one).
@@ -416,10 +416,17 @@ async function guestsOfScans(trx: Trx, eventIds: number[], scans: BatchScan[]): 
 export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promise<BatchAnswer[]> {
   const now = nowIso();
   const eventIds = [...new Set(scans.map((s) => s.eventId))];
-  // The batch's three reads are sent at once (together): the remembered answers and guests of
-  // every scan, in scope or not; scope decides below.
+  // The batch's reads are sent at once (together): the remembered answers and guests of every
+  // scan, in scope or not; scope decides below.
   const uids = [...new Set(scans.flatMap((s) => (s.input.uid === undefined ? [] : [s.input.uid])))];
-  const [visible, earlierRows, guestRows] = await together([visibleEvents(trx, eventIds), rememberedOfUids(trx, eventIds, uids), guestsOfScans(trx, eventIds, scans)]);
+  const [visible, earlierRows, guestRows, checkinIds] = await together([
+    visibleEvents(trx, eventIds),
+    rememberedOfUids(trx, eventIds, uids),
+    guestsOfScans(trx, eventIds, scans),
+    // The check-ins' ids, known before they are written: the answers that hold them go in
+    // with them.
+    dialectOf(trx).nextIds(trx, 'checkins', scans.length),
+  ]);
   const events = new Map(visible.map((e) => [e.id, e]));
   const inScope = scans.map((s) => {
     const event = events.get(s.eventId);
@@ -445,7 +452,7 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
   const answers: BatchAnswer[] = [];
   const answeredUid = new Map<string, number>();
   const repeatOf = new Map<number, number>();
-  const checkins: { index: number; guest: ScanGuestRow; row: Omit<CheckinRow, 'id' | 'undone_at'> }[] = [];
+  const checkins: { index: number; guest: ScanGuestRow; row: Omit<CheckinRow, 'undone_at'> }[] = [];
   const replies: { index: number; uid: string; eventId: number }[] = [];
   const standingStation: { index: number; guest: BatchGuestRow }[] = [];
   const fromFile: number[] = [];
@@ -504,6 +511,7 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
       index,
       guest,
       row: {
+        id: checkinIds[checkins.length],
         uid: input.uid ?? newUid(),
         created: now,
         modified: now,
@@ -536,46 +544,42 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
   // Check-ins an event file brought: their answer from the stored row (rare; writes nothing).
   for (const index of fromFile) answers[index] = await recordScan(trx, scans[index].eventId, scans[index].input);
 
-  if (checkins.length > 0) {
-    // The check-ins and one compare-and-set for every guest this batch moved, together: each
-    // guest row must still hold the state read above, or the update counts short and the
-    // batch rolls back.
-    const moved = [...new Set(checkins.map((c) => c.row.guest_id))];
-    const finalState = new Map([...guests.values()].map((g) => [g.id, g.checked_in_at]));
-    const [inserted, changed] = await together([
-      trx('checkins')
-        .insert(checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null })))
-        .returning(['id', 'uid', 'event_id']) as Promise<{ id: number; uid: string; event_id: number }[]>,
-      trx('guests')
-        .whereIn('id', moved)
-        .where((q) => {
-          for (const id of moved) {
-            const read = stateRead.get(id)!;
-            q.orWhere((g) => {
-              g.where({ id, objstatus: read.objstatus });
-              if (read.checked_in_at === null) g.whereNull('checked_in_at');
-              else g.where('checked_in_at', read.checked_in_at);
-            });
-          }
-        })
-        .update({
-          // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
-          checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, finalState.get(id) ?? null])),
-          modified: now,
-        }) as Promise<number>,
-    ]);
-    if (changed !== moved.length) throw new Error('A guest scanned in this batch changed since it was read');
-    const ids = new Map(inserted.map((r) => [uidKey(r.event_id, r.uid), r.id]));
-    for (const c of checkins) answers[c.index] = accepted({ ...c.row, id: ids.get(uidKey(c.row.event_id, c.row.uid)) as number }, c.guest);
-  }
-
+  for (const c of checkins) answers[c.index] = accepted(c.row, c.guest);
   // A uid sent twice in the batch answers as its first scan did.
   for (const [index, first] of repeatOf) answers[index] = answers[first];
 
-  if (replies.length > 0) {
-    await trx('scan_replies').insert(
-      replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify((answers[r.index] as ScanOutcome).body) })),
-    );
-  }
+  // The batch's writes, together: the check-ins, one compare-and-set for every guest they
+  // moved (each row must still hold the state read above, or the update counts short and the
+  // batch rolls back), and the answers to remember.
+  const moved = [...new Set(checkins.map((c) => c.row.guest_id))];
+  const finalState = new Map([...guests.values()].map((g) => [g.id, g.checked_in_at]));
+  const [, changed] = await together([
+    checkins.length > 0 ? trx('checkins').insert(checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null }))) : undefined,
+    moved.length > 0
+      ? (trx('guests')
+          .whereIn('id', moved)
+          .where((q) => {
+            for (const id of moved) {
+              const read = stateRead.get(id)!;
+              q.orWhere((g) => {
+                g.where({ id, objstatus: read.objstatus });
+                if (read.checked_in_at === null) g.whereNull('checked_in_at');
+                else g.where('checked_in_at', read.checked_in_at);
+              });
+            }
+          })
+          .update({
+            // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
+            checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, finalState.get(id) ?? null])),
+            modified: now,
+          }) as Promise<number>)
+      : 0,
+    replies.length > 0
+      ? trx('scan_replies').insert(
+          replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify((answers[r.index] as ScanOutcome).body) })),
+        )
+      : undefined,
+  ]);
+  if (changed !== moved.length) throw new Error('A guest scanned in this batch changed since it was read');
   return answers;
 }

@@ -144,7 +144,12 @@ describe('check-ins', () => {
       assert.equal(other.body.guest_id, second.id);
       assert.equal(unknown.status, 404);
       assert.deepEqual(unknown.body, { details: MSG.guestNotFound, status: 'not_found' });
-      assert.equal((await server.db('checkins').where({ guest_id: first.id })).length, 1);
+      const admitted = await server.db('checkins').where({ guest_id: first.id });
+      assert.equal(admitted.length, 1);
+      // The ids answered are the stored check-ins', and a uid sent again later gets the remembered answer.
+      assert.equal((withUid.status === 201 ? withUid : withoutUid).body.id, admitted[0].id);
+      assert.equal(other.body.id, (await server.db('checkins').where({ guest_id: second.id }).first()).id);
+      assert.deepEqual(await scan(server, eventId, { ...atDoorA, uid: 'together-1' }), withUid);
       assert.deepEqual(await scan(server, eventId, { barcode: 'NO-SUCH-CODE', uid: 'together-2' }), unknown);
     });
 

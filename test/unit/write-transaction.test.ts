@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Conn, type Db, type Trx } from '../../db/knex';
 import { inSavepoint, survivingFailure, together, writeTransaction } from '../../db/write-transaction';
 import { isUniqueViolation } from '../../db/errors';
+import { dialectOf } from '../../db/dialect';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 
 describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
@@ -170,6 +171,24 @@ describe(`writeTransaction (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     assert.equal(endedWhenThrown, true);
     const names = await groupNames();
     assert.ok(!names.includes('Before together') && !names.includes('Beside the clash') && !names.includes('Clash'));
+  });
+
+  it('knows the ids the next rows of a table will take, past a deleted last row too, and the table goes on after them', async () => {
+    await writeTransaction(db, async (trx) => {
+      const [{ id: deleted }] = await trx('groups').insert(record({ name: 'Last, then deleted' })).returning('id');
+      await trx('groups').where({ id: deleted }).delete();
+      const ids = await dialectOf(trx).nextIds(trx, 'groups', 2);
+      // SQLite's AUTOINCREMENT never takes an id again; PostgreSQL's sequence neither.
+      if (!TEST_PG) assert.deepEqual(ids, [deleted + 1, deleted + 2]);
+      assert.ok(ids[0] > deleted && ids[1] === ids[0] + 1);
+      await trx('groups').insert([
+        { ...record({ name: 'Named first' }), id: ids[0] },
+        { ...record({ name: 'Named second' }), id: ids[1] },
+      ]);
+      const [{ id: after }] = await trx('groups').insert(record({ name: 'Counted after them' })).returning('id');
+      assert.ok(after > ids[1]);
+      assert.deepEqual(await dialectOf(trx).nextIds(trx, 'groups', 0), []);
+    });
   });
 
   it('reports its statements as the database’s own, to whoever listens', async () => {
