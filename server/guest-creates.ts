@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../db/knex';
 import { questionsForAnswers, type QuestionForAnswers } from '../db/repositories/custom-questions';
 import { eventInScope, visibleEvents } from '../db/repositories/events';
-import { insertGuests, type GuestInsert } from '../db/repositories/guests';
+import { insertCheckedGuests, nextGuestIds, type GuestInsert } from '../db/repositories/guests';
 import { takenCodes } from '../db/repositories/guests-csv';
 import type { GroupScope } from '../db/repositories/groups';
 import { registrationTypeIdsOfEvent } from '../db/repositories/registration-types';
@@ -21,10 +21,12 @@ export interface GuestCreateRequest {
 /**
  * The guests of a batch that pass every check, added in one transaction with a constant
  * number of statements per event: the events (scope), their registration types, the
- * questions answered, the barcodes and NFC tags already taken, all read together; then one
- * insert each of the guests, their search terms and their answers. A request that fails any check, or repeats a
- * code an earlier request of the batch claims, is left ALONE: the single path answers it
- * after the batch, with the spec's exact message (and the id of the guest holding the code).
+ * questions answered, the barcodes and NFC tags already taken and the ids the new guests will
+ * take, all read together; then the guests and their search entries, together, and their
+ * answers. A request that fails any check, or repeats a code an earlier request of the batch
+ * claims, is left ALONE: the single path answers it after the batch, with the spec's exact
+ * message (and the id of the guest holding the code). A refused insert (a drawn code met
+ * another, about 2^-60 a pair) fails the batch, whose requests then run one by one.
  */
 async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<Decision<number>[]> {
   const answers: Decision<number>[] = requests.map(() => ALONE);
@@ -32,10 +34,13 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
   // The reads go out together: each one awaited in turn was a round trip through the event
   // loop that the batch, and every client in it, waited for. Requests out of scope are read
   // for too; the single path answers them.
-  const [visible, ...stored] = await together([
+  const [visible, ids, ...stored] = await together([
     visibleEvents(trx, eventIds),
+    // The new guests' ids, known before they are written: their search entries go with them.
+    nextGuestIds(trx, requests.length),
     ...eventIds.map((eventId) => storedForCreates(trx, eventId, requests.filter((r) => r.eventId === eventId))),
   ]);
+  let idsUsed = 0;
   const events = new Map(visible.map((e) => [e.id, e]));
   for (const [e, eventId] of eventIds.entries()) {
     const event = events.get(eventId);
@@ -54,8 +59,9 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
       if (nfcTag) claimed.nfcTags.add(nfcTag);
       accepted.push({ index, guest: { ...guest, answers: checked?.answers } });
     }
-    const ids = await insertGuests(trx, eventId, accepted.map((a) => a.guest));
-    accepted.forEach((a, k) => (answers[a.index] = ids[k]));
+    const added = await insertCheckedGuests(trx, eventId, accepted.map((a) => a.guest), ids.slice(idsUsed));
+    idsUsed += added.length;
+    accepted.forEach((a, k) => (answers[a.index] = added[k]));
   }
   return answers;
 }

@@ -6,7 +6,7 @@ import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } fro
 import { dialectOf } from '../dialect';
 import { apiDatetime, bytesOf, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { survivingFailure } from '../write-transaction';
+import { survivingFailure, together } from '../write-transaction';
 import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
@@ -354,6 +354,31 @@ export async function insertGuests(trx: Trx, eventId: number, guests: GuestInser
   const batch = new GuestBatch(eventId);
   for (const guest of guests) batch.add(guest);
   return insertPreparedGuests(trx, batch.prepared(trx));
+}
+
+/** The ids the next guests will take (Dialect.nextIds), asked inside the write transaction that adds them. */
+export function nextGuestIds(trx: Trx, count: number): Promise<number[]> {
+  return dialectOf(trx).nextIds(trx, 'guests', count);
+}
+
+/**
+ * Guests whose codes this transaction has checked already, written under ids known beforehand
+ * (nextGuestIds): their search entries go together with them, their answers after (they name
+ * the guests). Nothing is drawn again or looked into: a refusal throws, and the caller's batch
+ * runs one by one on insertGuests. Returns the ids in input order.
+ */
+export async function insertCheckedGuests(trx: Trx, eventId: number, guests: GuestInsert[], ids: readonly number[]): Promise<number[]> {
+  if (guests.length === 0) return [];
+  const batch = new GuestBatch(eventId);
+  for (const guest of guests) batch.add(guest);
+  const { records, search, now } = batch.prepared(trx);
+  const own = ids.slice(0, guests.length);
+  await together([
+    insertRows(trx, 'guests', records.map((record, k) => ({ id: own[k], ...record })), false),
+    filePreparedSearchTerms(trx, search, own),
+  ]);
+  await insertAnswers(trx, guests.flatMap((g, k) => (g.answers ?? []).map((a) => ({ ...a, guest_id: own[k] }))), now);
+  return own;
 }
 
 /** insertGuests for a batch gathered beforehand (GuestBatch). */

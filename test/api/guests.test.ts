@@ -196,6 +196,10 @@ describe('guests', () => {
         assert.equal(detail.body.first_name, `Batch${i}`);
         assert.equal(detail.body.barcode, `MIX-${i}`);
         assert.deepEqual(detail.body.custom_questions.map((q: { answer: { answer: string }[] }) => q.answer[0].answer), [`a${i}`]);
+        // Its search entry is filed under its own id.
+        const found = (await server.get(`${guests()}?search=mix-${i}`)).body.results as { id: number; barcode: string }[];
+        assert.ok(found.some((g) => g.id === r.body.id));
+        assert.ok(found.every((g) => g.barcode.startsWith(`MIX-${i}`)));
       }
       const dupeResults = results.slice(unique.length, unique.length + dupes.length);
       const dupeCreated = dupeResults.filter((r) => r.status === 201);
