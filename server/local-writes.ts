@@ -7,6 +7,7 @@ export const DOOR_ACTIVE_MS = 10_000;
  */
 export class LocalWrites {
   private readonly listeners = new Set<(eventId: number) => void>();
+  private readonly unfollowListeners = new Set<(eventId: number) => Promise<void>>();
   private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -27,5 +28,14 @@ export class LocalWrites {
 
   onWrite(listener: (eventId: number) => void): void {
     this.listeners.add(listener);
+  }
+
+  /** An event here is no longer followed: resolves once nothing more of it will be pushed (the follower's cycle under way has ended). */
+  async noteUnfollow(eventId: number): Promise<void> {
+    await Promise.all([...this.unfollowListeners].map((listener) => listener(eventId)));
+  }
+
+  onUnfollow(listener: (eventId: number) => Promise<void>): void {
+    this.unfollowListeners.add(listener);
   }
 }

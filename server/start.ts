@@ -188,6 +188,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Beside the door: followed events push and pull on their own timer, never in a request.
   const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
+  deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
   let closing = false;
   void checked.then(() => {
     if (closing) return;

@@ -57,6 +57,11 @@ export async function listSyncs(db: Conn, scope: GroupScope = null): Promise<Syn
   return q;
 }
 
+/** Whether this sync is still followed (an unfollow deletes its row). */
+export async function isFollowed(db: Conn, syncId: number): Promise<boolean> {
+  return (await db('syncs').where({ id: syncId }).first('id')) !== undefined;
+}
+
 export async function findSyncByEvent(db: Conn, eventId: number): Promise<SyncRow | undefined> {
   return db<SyncRow>('syncs').where({ event_id: eventId }).first();
 }

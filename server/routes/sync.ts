@@ -79,6 +79,8 @@ export function syncRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
       await syncOf(deps.db, event);
       await deleteSync(deps.db, event.id);
+      // A cycle under way may be about to push: once this answers, nothing more goes upstream.
+      await deps.localWrites.noteUnfollow(event.id);
       return { status: 204 };
     },
   });

@@ -4,6 +4,7 @@ import type { Db } from '../../db/knex';
 import { findEvent, type EventRow } from '../../db/repositories/events';
 import {
   deltaStart,
+  isFollowed,
   listSyncs,
   markFailed,
   markPulled,
@@ -41,7 +42,8 @@ function before(cursor: string, ms: number): string {
  */
 export class SyncFollower {
   private timer: NodeJS.Timeout | undefined;
-  private readonly running = new Map<number, Promise<void>>();
+  /** Cycles under way, by sync id, with the event each follows. */
+  private readonly running = new Map<number, { eventId: number; cycle: Promise<void> }>();
   /** Syncs written to while their cycle ran: they run once more as it ends. */
   private readonly again = new Set<number>();
   private readonly nudged = new Set<number>();
@@ -87,7 +89,16 @@ export class SyncFollower {
     clearTimeout(this.timer);
     clearTimeout(this.nudgeTimer);
     this.stopping.abort();
-    await Promise.allSettled(this.running.values());
+    await Promise.allSettled([...this.running.values()].map((r) => r.cycle));
+  }
+
+  /**
+   * `eventId` is no longer followed (its sync row is gone): waits for its cycle under way, if
+   * any. A cycle checks that its sync is still followed before it pushes, so once this has
+   * resolved nothing more of the event goes upstream.
+   */
+  async forget(eventId: number): Promise<void> {
+    await Promise.allSettled([...this.running.values()].filter((r) => r.eventId === eventId).map((r) => r.cycle));
   }
 
   private schedule(ms: number): void {
@@ -124,7 +135,7 @@ export class SyncFollower {
       this.running.delete(sync.id);
       if (this.again.delete(sync.id)) void this.runFollowed((s) => s.id === sync.id, false);
     });
-    this.running.set(sync.id, cycle);
+    this.running.set(sync.id, { eventId: sync.event_id, cycle });
   }
 
   private async cycle(sync: SyncRow): Promise<void> {
@@ -134,6 +145,8 @@ export class SyncFollower {
       if (!event) return;
       // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
+      // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
+      if (!(await isFollowed(this.db, sync.id))) return;
       await this.push(sync, event, upstream);
       this.note(sync, 'ok');
     } catch (err) {

@@ -17,3 +17,22 @@ describe('LocalWrites.doorActive', () => {
     assert.equal(writes.doorActive(), false);
   });
 });
+
+describe('LocalWrites.noteUnfollow', () => {
+  it('resolves only once every listener has finished with the event (the follower’s cycle under way)', async () => {
+    const writes = new LocalWrites();
+    const events: string[] = [];
+    let finishCycle: () => void = () => undefined;
+    writes.onUnfollow(async (eventId) => {
+      events.push(`waiting for ${eventId}`);
+      await new Promise<void>((resolve) => (finishCycle = resolve));
+      events.push('cycle ended');
+    });
+    const unfollowed = writes.noteUnfollow(3).then(() => events.push('answered'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(events, ['waiting for 3']);
+    finishCycle();
+    await unfollowed;
+    assert.deepEqual(events, ['waiting for 3', 'cycle ended', 'answered']);
+  });
+});
