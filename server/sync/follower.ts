@@ -42,8 +42,8 @@ function before(cursor: string, ms: number): string {
  */
 export class SyncFollower {
   private timer: NodeJS.Timeout | undefined;
-  /** Cycles under way, by sync id, with the event each follows. */
-  private readonly running = new Map<number, { eventId: number; cycle: Promise<void> }>();
+  /** Cycles under way, by sync id, with the event each follows and what cancels its requests upstream. */
+  private readonly running = new Map<number, { eventId: number; cycle: Promise<void>; cancel: AbortController }>();
   /** Syncs written to while their cycle ran: they run once more as it ends. */
   private readonly again = new Set<number>();
   private readonly nudged = new Set<number>();
@@ -93,12 +93,15 @@ export class SyncFollower {
   }
 
   /**
-   * `eventId` is no longer followed (its sync row is gone): waits for its cycle under way, if
-   * any. A cycle checks that its sync is still followed before it pushes, so once this has
+   * `eventId` is no longer followed (its sync row is gone): cancels its cycle under way, if
+   * any, and waits for it to end, so an unfollow never waits on an upstream that does not
+   * answer. A cycle checks that its sync is still followed before it pushes, so once this has
    * resolved nothing more of the event goes upstream.
    */
   async forget(eventId: number): Promise<void> {
-    await Promise.allSettled([...this.running.values()].filter((r) => r.eventId === eventId).map((r) => r.cycle));
+    const cycles = [...this.running.values()].filter((r) => r.eventId === eventId);
+    for (const r of cycles) r.cancel.abort();
+    await Promise.allSettled(cycles.map((r) => r.cycle));
   }
 
   private schedule(ms: number): void {
@@ -131,15 +134,16 @@ export class SyncFollower {
       if (rerunIfBusy) this.again.add(sync.id);
       return;
     }
-    const cycle = this.cycle(sync).finally(() => {
+    const cancel = new AbortController();
+    const cycle = this.cycle(sync, cancel.signal).finally(() => {
       this.running.delete(sync.id);
       if (this.again.delete(sync.id)) void this.runFollowed((s) => s.id === sync.id, false);
     });
-    this.running.set(sync.id, { eventId: sync.event_id, cycle });
+    this.running.set(sync.id, { eventId: sync.event_id, cycle, cancel });
   }
 
-  private async cycle(sync: SyncRow): Promise<void> {
-    const upstream = new Upstream(sync.url, sync.upstream_key, this.stopping.signal);
+  private async cycle(sync: SyncRow, cancelled: AbortSignal): Promise<void> {
+    const upstream = new Upstream(sync.url, sync.upstream_key, AbortSignal.any([this.stopping.signal, cancelled]));
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;
@@ -150,7 +154,7 @@ export class SyncFollower {
       await this.push(sync, event, upstream);
       this.note(sync, 'ok');
     } catch (err) {
-      if (this.stopped) return;
+      if (this.stopped || cancelled.aborted) return;
       if (!(err instanceof UpstreamError)) {
         this.note(sync, 'error', err);
         await markFailed(this.db, sync.id, 'error', err instanceof Error ? err.message : String(err)).catch(() => undefined);

@@ -29,7 +29,7 @@ export class UpstreamError extends Error {
 export class Upstream {
   private readonly base: string;
 
-  /** `stop` aborts whatever is in flight (a server shutting down does not wait on the network). */
+  /** `stop` aborts whatever is in flight (a server shutting down, or an unfollow, does not wait on the network). */
   constructor(
     url: string,
     private readonly key: string,
