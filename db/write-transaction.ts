@@ -128,11 +128,11 @@ export function survivingFailure<T>(trx: Trx, statement: (trx: Trx) => Promise<T
 }
 
 /**
- * Statements of one transaction that need none of each other's answers, sent at once: the
- * driver runs them back to back (node-sqlite3 each whole under the connection's lock, pg in
- * its queue), where awaiting each in turn cost a round trip through this thread's event loop
- * per statement. Every one has ended before the first failure is thrown, so none is still
- * running when the transaction rolls back.
+ * Statements that need none of each other's answers, sent at once: the driver runs them back
+ * to back (node-sqlite3 each whole under the connection's lock, pg in its queue), where
+ * awaiting each in turn cost a round trip through this thread's event loop per statement.
+ * Every one has ended before the first failure is thrown, so none is still running when a
+ * transaction rolls back or an import's clean-up begins.
  */
 export async function together<T extends readonly unknown[] | []>(statements: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const outcomes = (await Promise.allSettled(statements)) as PromiseSettledResult<unknown>[];

@@ -267,6 +267,11 @@ async function insertAnswers(trx: Conn, rows: (AnswerInput & { guest_id: number 
   await insertRows(trx, 'guest_answers', records, false);
 }
 
+/** The answers new guests came with, `ids[k]` the id of `guests[k]`. */
+async function insertAnswersOfGuests(trx: Conn, guests: readonly GuestInsert[], ids: readonly number[], now: string) {
+  await insertAnswers(trx, guests.flatMap((g, k) => (g.answers ?? []).map((a) => ({ ...a, guest_id: ids[k] }))), now);
+}
+
 /**
  * The row for one guest, every column named in one literal: one object shape for 100k guests
  * an import (typed as the table's row, so a new column cannot be left out).
@@ -320,6 +325,13 @@ export class GuestBatch {
     private readonly searchEventId = eventId,
   ) {}
 
+  /** A batch of these guests of `eventId`. */
+  static of(eventId: number, guests: readonly GuestInsert[]): GuestBatch {
+    const batch = new GuestBatch(eventId);
+    for (const guest of guests) batch.add(guest);
+    return batch;
+  }
+
   add(guest: GuestInsert): void {
     const record = guestRecord(this.eventId, guest, this.now);
     this.guests.push(guest);
@@ -351,9 +363,7 @@ export interface PreparedGuests {
  * input order. A barcode or NFC tag already taken answers the spec's 400.
  */
 export async function insertGuests(trx: Trx, eventId: number, guests: GuestInsert[]): Promise<number[]> {
-  const batch = new GuestBatch(eventId);
-  for (const guest of guests) batch.add(guest);
-  return insertPreparedGuests(trx, batch.prepared(trx));
+  return insertPreparedGuests(trx, GuestBatch.of(eventId, guests).prepared(trx));
 }
 
 /** The ids the next guests will take (Dialect.nextIds), asked inside the write transaction that adds them. */
@@ -369,15 +379,13 @@ export function nextGuestIds(trx: Trx, count: number): Promise<number[]> {
  */
 export async function insertCheckedGuests(trx: Trx, eventId: number, guests: GuestInsert[], ids: readonly number[]): Promise<number[]> {
   if (guests.length === 0) return [];
-  const batch = new GuestBatch(eventId);
-  for (const guest of guests) batch.add(guest);
-  const { records, search, now } = batch.prepared(trx);
+  const { records, search, now } = GuestBatch.of(eventId, guests).prepared(trx);
   const own = ids.slice(0, guests.length);
   await together([
     insertRows(trx, 'guests', records.map((record, k) => ({ id: own[k], ...record })), false),
     filePreparedSearchTerms(trx, search, own),
   ]);
-  await insertAnswers(trx, guests.flatMap((g, k) => (g.answers ?? []).map((a) => ({ ...a, guest_id: own[k] }))), now);
+  await insertAnswersOfGuests(trx, guests, own, now);
   return own;
 }
 
@@ -412,8 +420,7 @@ export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Pro
     const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
     const chunkIds = records.map((r) => idByUid.get(r.uid as string) as number);
     ids.push(...chunkIds);
-    const answers = chunk.flatMap((g, i) => (g.answers ?? []).map((a) => ({ ...a, guest_id: chunkIds[i] })));
-    await insertAnswers(trx, answers, now);
+    await insertAnswersOfGuests(trx, chunk, chunkIds, now);
   }
   // A barcode is one of its guest's search terms: a drawn again code's terms are worked out again.
   const search = redrawn ? prepareSearchTerms(trx, batch.search.eventId, batchSearchTerms(batch.records as SearchableFields[])) : batch.search;

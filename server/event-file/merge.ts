@@ -1,6 +1,7 @@
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
+import { together } from '../../db/write-transaction';
 import {
   abandonedImports,
   childrenOf,
@@ -341,8 +342,7 @@ export class EventMerger {
   private async settle(): Promise<void> {
     const writing = this.writing;
     this.writing = [];
-    const failed = (await Promise.allSettled(writing)).find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
+    await together(writing);
   }
 
   private skip(def: TableDef, uid: string): void {
