@@ -385,21 +385,26 @@ async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): P
     .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
 }
 
-/** The guests the scans name, by barcode, NFC tag or id; on PostgreSQL locked until commit. */
+/**
+ * The guests the scans name, by barcode, NFC tag or id; on PostgreSQL locked until commit.
+ * One statement per kind of code the batch holds, each by its own index: as one statement
+ * ORing them, a batch of barcode and NFC scans was planned as a walk of every guest of the
+ * event (SQLite plans without statistics). A guest named twice comes back twice.
+ */
 async function guestsOfScans(trx: Trx, eventIds: number[], scans: BatchScan[]): Promise<BatchGuestRow[]> {
+  const named = (column: 'g.barcode' | 'g.nfc_tag' | 'g.id', values: (string | number)[]) => {
+    const query = scanGuests(trx, eventIds).select('g.event_id', 'g.nfc_tag').whereIn(column, values);
+    if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
+    return query as Promise<BatchGuestRow[]>;
+  };
+  const lookups: Promise<BatchGuestRow[]>[] = [];
   const barcodes = scans.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode]));
   const nfcTags = scans.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag]));
   const guestIds = scans.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId]));
-  if (barcodes.length + nfcTags.length + guestIds.length === 0) return [];
-  const query = scanGuests(trx, eventIds)
-    .select('g.event_id', 'g.nfc_tag')
-    .where((q) => {
-      if (barcodes.length > 0) q.orWhereIn('g.barcode', barcodes);
-      if (nfcTags.length > 0) q.orWhereIn('g.nfc_tag', nfcTags);
-      if (guestIds.length > 0) q.orWhereIn('g.id', guestIds);
-    });
-  if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
-  return (await query) as BatchGuestRow[];
+  if (barcodes.length > 0) lookups.push(named('g.barcode', barcodes));
+  if (nfcTags.length > 0) lookups.push(named('g.nfc_tag', nfcTags));
+  if (guestIds.length > 0) lookups.push(named('g.id', guestIds));
+  return (await together(lookups)).flat();
 }
 
 /**

@@ -5,6 +5,8 @@ import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
+import { recordEventDoorScans, type BatchScan } from '../../db/repositories/checkins';
+import { TEST_PG } from '../helpers/database';
 
 const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
@@ -151,6 +153,31 @@ describe('check-ins', () => {
       assert.equal(other.body.id, (await server.db('checkins').where({ guest_id: second.id }).first()).id);
       assert.deepEqual(await scan(server, eventId, { ...atDoorA, uid: 'together-1' }), withUid);
       assert.deepEqual(await scan(server, eventId, { barcode: 'NO-SUCH-CODE', uid: 'together-2' }), unknown);
+    });
+
+    it('finds a batch\'s guests by barcode, NFC tag and id each by its own index, never by walking the event', async () => {
+      const [byBarcode, byTag, byId] = [await newGuest(), await newGuest({ nfc_tag: 'NFC-BATCH-1' }), await newGuest()];
+      const statements: { sql: string; bindings: readonly (string | number)[] }[] = [];
+      const listen = (q: { sql: string; bindings: readonly (string | number)[] }) => statements.push(q);
+      server.db.on('query', listen);
+      const batch: BatchScan[] = [
+        { barcode: byBarcode.barcode },
+        { nfcTag: 'NFC-BATCH-1' },
+        { guestId: byId.id },
+      ].map((code) => ({ eventId, scope: null, input: { ...code, direction: 'in', station: 'Door M', uid: `mixed-${code.barcode ?? code.nfcTag ?? code.guestId}` } }));
+      const answers = await server.db.transaction((trx) => recordEventDoorScans(trx, batch)).finally(() => server.db.off('query', listen));
+      assert.deepEqual(
+        answers.map((a) => ('status' in a ? [a.status, a.body.guest_id] : a)),
+        [byBarcode, byTag, byId].map((g) => ['checked_in', g.id]),
+      );
+      if (TEST_PG) return;
+      // On SQLite, which plans without statistics: no statement of the batch reads every guest of the event.
+      const guestReads = statements.filter((q) => /from `guests` as `g`/.test(q.sql) && !/^update/i.test(q.sql));
+      for (const q of guestReads) {
+        const plan = ((await server.db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
+        assert.match(plan, /SEARCH g USING (INDEX guests_event_barcode_unique|INDEX guests_event_nfc_tag_unique|INTEGER PRIMARY KEY)/, plan);
+      }
+      assert.equal(guestReads.length, 3);
     });
 
     it('answers 409 already_checked_in with checked_in_at and the guest on a second scan', async () => {
