@@ -16,6 +16,7 @@ import * as eventGuestCounts from './20261126110000_event_guest_counts';
 import * as checkinsByGuest from './20261126120000_checkins_by_guest';
 import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
 import * as guestSearchFullText from './20261126140000_guest_search_full_text';
+import * as guestIndexesOfTheFew from './20261127000000_guest_indexes_of_the_few';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -39,6 +40,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126120000_checkins_by_guest': checkinsByGuest,
   '20261126130000_foreign_keys_indexed': foreignKeysIndexed,
   '20261126140000_guest_search_full_text': guestSearchFullText,
+  '20261127000000_guest_indexes_of_the_few': guestIndexesOfTheFew,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -30,7 +30,8 @@ export async function eventStats(db: Conn, eventId: number) {
     .select('registration_type_id')
     .count({ total: '*' })
     .count({ checked_in: 'checked_in_at' });
-  const [inactive] = await db('guests').where({ event_id: eventId, objstatus: GUEST_INACTIVE }).count({ n: '*' });
+  // A literal, not a parameter: so the planner can use the index that holds only inactive guests.
+  const [inactive] = await db('guests').where({ event_id: eventId }).whereRaw(`objstatus = ${GUEST_INACTIVE}`).count({ n: '*' });
   const types = await db('registration_types').where({ event_id: eventId }).select('id', 'name').orderBy('id');
   const ofType = new Map(byType.map((r) => [r.registration_type_id, { total: n(r.total), checked_in: n(r.checked_in) }]));
 

@@ -7,6 +7,7 @@ import { createDb, migrateLatest } from '../../db/knex';
 import { createTestDatabase, TEST_PG } from '../helpers/database';
 import { rec } from '../helpers/event-files';
 import { listGuests } from '../../db/repositories/guests';
+import { eventStats } from '../../db/repositories/stats';
 
 describe('migrations', () => {
   it('run latest, rollback and latest again on a fresh file', async () => {
@@ -71,6 +72,28 @@ describe('migrations', () => {
         const plan = ((await db.raw(`EXPLAIN QUERY PLAN DELETE FROM ${table} WHERE id = 1`)) as { detail: string }[]).map((r) => r.detail);
         assert.deepEqual(plan.filter((step) => step.startsWith('SCAN')), [], `${table}:\n${plan.join('\n')}`);
       }
+    } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('holds only inactive guests and NFC-tagged guests in their two indexes, and the stats use theirs', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-partial-'));
+    const db = createDb(path.join(dir, 'db.sqlite'));
+    try {
+      await db.migrate.latest();
+      const definition = async (name: string) => ((await db('sqlite_master').where({ type: 'index', name }).first('sql')) as { sql: string }).sql;
+      assert.match(await definition('guests_event_nfc_tag_unique'), /^CREATE UNIQUE INDEX .* where `nfc_tag` is not null$/);
+      assert.match(await definition('guests_event_inactive_index'), / where objstatus = 2$/);
+      // The door's stats, as they run: the inactive count is a search of the inactive guests alone.
+      const statements: { sql: string; bindings: readonly (string | number)[] }[] = [];
+      db.on('query', (q: { sql: string; bindings: readonly (string | number)[] }) => statements.push(q));
+      await eventStats(db, 1);
+      const inactive = statements.find((q) => q.sql.includes('objstatus'));
+      assert.ok(inactive, 'the stats count inactive guests');
+      const plan = ((await db.raw(`EXPLAIN QUERY PLAN ${inactive.sql}`, inactive.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
+      assert.match(plan, /USING COVERING INDEX guests_event_inactive_index/);
     } finally {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
