@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { newUid } from '../../core/uid';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
@@ -49,7 +50,8 @@ export interface CheckinListFilter {
 }
 
 export async function listCheckins(db: Conn, eventId: number, filter: CheckinListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
-  const base = db<CheckinRow>('checkins').where({ event_id: eventId });
+  // One guest's scans are found by the guest's index, not among every scan of the event.
+  const base: Knex.QueryBuilder = filter.guestId === undefined ? db('checkins').where({ event_id: eventId }) : dialectOf(db).whereInUnindexed(db('checkins'), 'event_id', [eventId]);
   if (filter.guestId !== undefined) base.where({ guest_id: filter.guestId });
   if (filter.sessionId !== undefined) base.where({ session_id: filter.sessionId });
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
@@ -532,8 +534,8 @@ export async function recordEventDoorScans(trx: Trx, scans: BatchScan[]): Promis
 
   // Where the guests already inside before this batch came in: one read for all of them.
   if (standingStation.length > 0) {
-    const lastIds = trx('checkins')
-      .whereIn('event_id', eventIds)
+    const lastIds = dialectOf(trx)
+      .whereInUnindexed(trx('checkins'), 'event_id', eventIds)
       .whereIn('guest_id', standingStation.map((s) => s.guest.id))
       .whereNull('session_id')
       .whereNull('undone_at')

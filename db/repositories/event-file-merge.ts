@@ -1,4 +1,5 @@
 import type { Conn, Db } from '../knex';
+import { dialectOf } from '../dialect';
 import { chunks, insertRows, selectByValues } from '../bulk';
 import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
@@ -138,8 +139,8 @@ export async function deleteRows(db: Conn, table: string, ids: number[]): Promis
 /** Each guest's standing event-level scans, oldest first, and the guests themselves. */
 export async function standingDoorScans(db: Conn, eventId: number, guestIds: number[]): Promise<{ scans: Row[]; guests: Row[] }> {
   // The (guest_id, event_id, session_id) index finds each guest's scans in this event.
-  const scans = (await db('checkins')
-    .where('event_id', eventId)
+  const scans = (await dialectOf(db)
+    .whereInUnindexed(db('checkins'), 'event_id', [eventId])
     .whereIn('guest_id', guestIds)
     .whereNull('session_id')
     .whereNull('undone_at')

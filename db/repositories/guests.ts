@@ -480,7 +480,8 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     if (SEARCHED_FIELDS.some((k) => k in columns)) await replaceSearchTerms(trx, guest.event_id, { ...guest, ...columns, id: guest.id });
     if (answers) {
       const questionIds = [...new Set(answers.map((a) => a.question_id))];
-      await trx('guest_answers').where({ guest_id: guest.id }).whereIn('question_id', questionIds).delete();
+      // By the guest's answers, not by every answer to the question.
+      await dialectOf(trx).whereInUnindexed(trx('guest_answers').where({ guest_id: guest.id }), 'question_id', questionIds).delete();
       await insertAnswers(trx, answers.map((a) => ({ ...a, guest_id: guest.id })), now);
     }
   });

@@ -5,7 +5,7 @@ import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
-import { recordEventDoorScans, type BatchScan } from '../../db/repositories/checkins';
+import { listCheckins, recordEventDoorScans, type BatchScan } from '../../db/repositories/checkins';
 import { TEST_PG } from '../helpers/database';
 
 const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -178,6 +178,31 @@ describe('check-ins', () => {
         assert.match(plan, /SEARCH g USING (INDEX guests_event_barcode_unique|INDEX guests_event_nfc_tag_unique|INTEGER PRIMARY KEY)/, plan);
       }
       assert.equal(guestReads.length, 3);
+    });
+
+    it('finds a guest\'s own scans by the guest, never among every scan of the event', async () => {
+      const guest = await newGuest();
+      assert.equal((await scan(server, eventId, { barcode: guest.barcode, station: 'Door S' })).status, 201);
+      const statements: { sql: string; bindings: readonly (string | number)[] }[] = [];
+      const listen = (q: { sql: string; bindings: readonly (string | number)[] }) => statements.push(q);
+      server.db.on('query', listen);
+      try {
+        // Scanned again: the batch looks up where the guest came in, for the refusal.
+        const batch: BatchScan[] = [{ eventId, scope: null, input: { barcode: guest.barcode, direction: 'in', uid: `standing-${guest.id}` } }];
+        const [answer] = await server.db.transaction((trx) => recordEventDoorScans(trx, batch));
+        assert.ok('status' in answer && answer.status === 'already_checked_in' && answer.body.checked_in_station === 'Door S');
+        // And the guest's scans as GET /events/:id/checkins?guest_id= lists them.
+        assert.equal((await listCheckins(server.db, eventId, { guestId: guest.id }, { limit: 10, offset: 0 })).count, 1);
+      } finally {
+        server.db.off('query', listen);
+      }
+      if (TEST_PG) return;
+      const byGuest = statements.filter((q) => /from `checkins`/.test(q.sql) && /`guest_id` (in|=)/.test(q.sql));
+      assert.equal(byGuest.length, 3, byGuest.map((q) => q.sql).join('\n'));
+      for (const q of byGuest) {
+        const plan = ((await server.db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
+        assert.doesNotMatch(plan, /SEARCH checkins USING (COVERING )?INDEX \w+ \(event_id=/, `${q.sql}\n${plan}`);
+      }
     });
 
     it('answers 409 already_checked_in with checked_in_at and the guest on a second scan', async () => {
