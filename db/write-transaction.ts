@@ -129,7 +129,7 @@ export function survivingFailure<T>(trx: Trx, statement: (trx: Trx) => Promise<T
 
 /**
  * Statements that need none of each other's answers, sent at once: the driver runs them back
- * to back (node-sqlite3 each whole under the connection's lock, pg in its queue), where
+ * to back (node-sqlite3 each whole under the connection's lock, pg pipelined, in order), where
  * awaiting each in turn cost a round trip through this thread's event loop per statement.
  * Every one has ended before the first failure is thrown, so none is still running when a
  * transaction rolls back or an import's clean-up begins.
