@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { newUid } from '../../core/uid';
 import type { Conn, Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
@@ -50,9 +49,10 @@ export interface CheckinListFilter {
 }
 
 export async function listCheckins(db: Conn, eventId: number, filter: CheckinListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
+  const base = db<CheckinRow>('checkins');
   // One guest's scans are found by the guest's index, not among every scan of the event.
-  const base: Knex.QueryBuilder = filter.guestId === undefined ? db('checkins').where({ event_id: eventId }) : dialectOf(db).whereInUnindexed(db('checkins'), 'event_id', [eventId]);
-  if (filter.guestId !== undefined) base.where({ guest_id: filter.guestId });
+  if (filter.guestId === undefined) base.where({ event_id: eventId });
+  else dialectOf(db).whereInUnindexed(base, 'event_id', [eventId]).where({ guest_id: filter.guestId });
   if (filter.sessionId !== undefined) base.where({ session_id: filter.sessionId });
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
   if (!filter.includeUndone && !page.modifiedSince) base.whereNull('undone_at');
@@ -388,25 +388,25 @@ async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): P
 }
 
 /**
- * The guests the scans name, by barcode, NFC tag or id; on PostgreSQL locked until commit.
- * One statement per kind of code the batch holds, each by its own index: as one statement
- * ORing them, a batch of barcode and NFC scans was planned as a walk of every guest of the
- * event (SQLite plans without statistics). A guest named twice comes back twice.
+ * The guests the scans name, by barcode, NFC tag or id. SQLite, planning without statistics,
+ * walked every guest of the event for one statement ORing the kinds: it reads each kind by its
+ * own index (a guest named twice comes back twice). PostgreSQL locks them until commit in one
+ * statement: locking kind after kind, two processes' batches could each wait for the other.
  */
 async function guestsOfScans(trx: Trx, eventIds: number[], scans: BatchScan[]): Promise<BatchGuestRow[]> {
-  const named = (column: 'g.barcode' | 'g.nfc_tag' | 'g.id', values: (string | number)[]) => {
-    const query = scanGuests(trx, eventIds).select('g.event_id', 'g.nfc_tag').whereIn(column, values);
-    if (dialectOf(trx).name === 'postgres') query.forUpdate('g');
-    return query as Promise<BatchGuestRow[]>;
-  };
-  const lookups: Promise<BatchGuestRow[]>[] = [];
-  const barcodes = scans.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode]));
-  const nfcTags = scans.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag]));
-  const guestIds = scans.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId]));
-  if (barcodes.length > 0) lookups.push(named('g.barcode', barcodes));
-  if (nfcTags.length > 0) lookups.push(named('g.nfc_tag', nfcTags));
-  if (guestIds.length > 0) lookups.push(named('g.id', guestIds));
-  return (await together(lookups)).flat();
+  const named = [
+    { column: 'g.barcode', values: scans.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode])) },
+    { column: 'g.nfc_tag', values: scans.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag])) },
+    { column: 'g.id', values: scans.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId])) },
+  ].filter((kind) => kind.values.length > 0);
+  if (named.length === 0) return [];
+  const guests = () => scanGuests(trx, eventIds).select('g.event_id', 'g.nfc_tag');
+  if (dialectOf(trx).name === 'postgres') {
+    return (await guests()
+      .where((q) => named.forEach((kind) => q.orWhereIn(kind.column, kind.values)))
+      .forUpdate('g')) as BatchGuestRow[];
+  }
+  return (await together(named.map((kind) => guests().whereIn(kind.column, kind.values) as Promise<BatchGuestRow[]>))).flat();
 }
 
 /**

@@ -175,9 +175,24 @@ describe('check-ins', () => {
       const guestReads = statements.filter((q) => /from `guests` as `g`/.test(q.sql) && !/^update/i.test(q.sql));
       for (const q of guestReads) {
         const plan = ((await server.db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
-        assert.match(plan, /SEARCH g USING (INDEX guests_event_barcode_unique|INDEX guests_event_nfc_tag_unique|INTEGER PRIMARY KEY)/, plan);
+        assert.match(plan, /SEARCH g USING (INDEX guests_event_barcode_unique \(event_id=\? AND barcode=\?\)|INDEX guests_event_nfc_tag_unique \(event_id=\? AND nfc_tag=\?\)|INTEGER PRIMARY KEY \(rowid=\?\))/, plan);
       }
       assert.equal(guestReads.length, 3);
+    });
+
+    it('admits a guest named twice in one batch, by barcode and by id, once', async () => {
+      const guest = await newGuest();
+      const batch: BatchScan[] = [{ barcode: guest.barcode }, { guestId: guest.id }].map((code, k) => ({
+        eventId,
+        scope: null,
+        input: { ...code, direction: 'in', station: 'Door T', uid: `twice-${guest.id}-${k}` },
+      }));
+      const answers = await server.db.transaction((trx) => recordEventDoorScans(trx, batch));
+      assert.deepEqual(
+        answers.map((a) => ('status' in a ? a.status : a)),
+        ['checked_in', 'already_checked_in'],
+      );
+      assert.equal((await server.db('checkins').where({ guest_id: guest.id })).length, 1);
     });
 
     it('finds a guest\'s own scans by the guest, never among every scan of the event', async () => {
