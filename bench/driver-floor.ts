@@ -12,15 +12,17 @@ import { percentile, round, type Log, type Metric } from './common';
  * worker thread and back. Here the same eight, trivial and kept prepared as the server keeps
  * them, on a file opened as the server opens it, one transaction after another with nothing
  * else to do: no HTTP, no knex, no Doorlist. A scan can be no faster than this on this machine.
+ * Then the batched floor (BATCH, below) on the same file.
  */
 
 const TRANSACTIONS = 3000;
 const WARMUP = 300;
 /**
- * The other floor, for check-in's CPU per scan under 32 connections: the same statements for
- * 32 scans a transaction, the most group commit can gather from 32 connections, so SQLite's
- * and the driver's work is shared as widely as it can be. Sent as the server sends them: the
- * three reads together, the three writes together.
+ * The other floor, for check-in's CPU per scan under 32 connections: the statements for 32
+ * scans a transaction, the most group commit can gather from 32 connections, so SQLite's and
+ * the driver's work is shared as widely as it can be. Sent as the server sends them (the reads
+ * together, the writes together), but simpler than its: four bare tables, no registration-type
+ * join, no ids read beforehand, a plain update where the server compares and sets. A floor.
  */
 const BATCH = 32;
 const BATCHES = 300;

@@ -70,13 +70,11 @@ export interface Dialect {
    */
   jsonValue(expr: string, kind: ColumnKind | undefined): string;
   /**
-   * `column IN values`, a condition the planner meets with the query's others rather than with
-   * an index on `column`. SQLite plans without statistics: to it a second equality barely
-   * narrows a range, so an index led by event_id that covered the query beat the guest's own
-   * index, and a guest's scans were found by walking every scan of the event (5-10 ms at
-   * 100,000). SQLite gets `+column`, which no index serves; PostgreSQL plans by statistics.
+   * `column IN values`, met by the query's other conditions, not by an index on `column`. SQLite,
+   * planning without statistics, walked every scan of an event on an index led by event_id
+   * rather than use the guest's own: `+column` there. PostgreSQL plans by statistics.
    */
-  whereInUnindexed(query: Knex.QueryBuilder, column: string, values: readonly (string | number)[]): Knex.QueryBuilder;
+  whereInUnindexed(query: Knex.QueryBuilder, column: string, values: readonly number[]): Knex.QueryBuilder;
 }
 
 export type ColumnKind = 'instant' | 'boolean' | 'decimal' | 'other';

@@ -138,7 +138,7 @@ export async function deleteRows(db: Conn, table: string, ids: number[]): Promis
 
 /** Each guest's standing event-level scans, oldest first, and the guests themselves. */
 export async function standingDoorScans(db: Conn, eventId: number, guestIds: number[]): Promise<{ scans: Row[]; guests: Row[] }> {
-  // The (guest_id, event_id, session_id) index finds each guest's scans in this event.
+  // Each guest's scans by the index led by guest_id, not among every scan of the event.
   const scans = (await dialectOf(db)
     .whereInUnindexed(db('checkins'), 'event_id', [eventId])
     .whereIn('guest_id', guestIds)

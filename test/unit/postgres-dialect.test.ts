@@ -23,11 +23,13 @@ describe('the database setting', () => {
     }
   });
 
-  it('builds knex for PostgreSQL without connecting, with the PostgreSQL dialect', async () => {
+  it('builds knex for PostgreSQL without connecting, with the PostgreSQL dialect and pipelined connections', async () => {
     const db = createDb('postgres://nobody@127.0.0.1:1/none', { pool: 3 });
     try {
       assert.equal(dialectOf(db).name, 'postgres');
       assert.equal(db.client.config.pool.max, 3);
+      // Statements sent together go out pipelined (db/write-transaction's `together`).
+      assert.equal(db.client.config.connection.pipeline, true);
     } finally {
       await db.destroy();
     }
