@@ -701,6 +701,9 @@ describe('check-ins', () => {
       const paged = await server.get(`/events/${listEvent}/checkins?page_size=2`);
       assert.equal(paged.body.results.length, 2);
       assert.ok(paged.body.next.includes('page=2'));
+      // The pages, in id order, hold every scan once.
+      const second = await server.get(`/events/${listEvent}/checkins?page_size=2&page=2`);
+      assert.deepEqual([...paged.body.results, ...second.body.results].map((c: { id: number }) => c.id), all.body.results.map((c: { id: number }) => c.id));
 
       const future = await server.get(`/events/${listEvent}/checkins?timestamp=2999-01-01T00:00:00`);
       assert.equal(future.body.count, 0);
