@@ -10,6 +10,7 @@ import { dialectOf } from '../dialect';
 import { together } from '../write-transaction';
 import { MSG } from '../../core/messages';
 import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
+import { GUEST_INACTIVE } from './guests';
 
 export interface CheckinRow {
   id: number;
@@ -139,8 +140,6 @@ interface ScanSessionRow {
   access_control: number | boolean;
   auto_registration: number | boolean;
 }
-
-const GUEST_INACTIVE = 2;
 
 /** Who is standing at the door. */
 function toScanGuest(row: ScanGuestRow) {

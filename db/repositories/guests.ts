@@ -12,6 +12,12 @@ import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
 
+/**
+ * A guest's objstatus when deactivated: refused at the door and counted apart in the stats.
+ * The index of inactive guests (migration 20261127000000) names the value itself.
+ */
+export const GUEST_INACTIVE = 2;
+
 export interface GuestRow {
   id: number;
   uid: string;

@@ -1,8 +1,8 @@
 import type { Conn } from '../knex';
+import { GUEST_INACTIVE } from './guests';
 
 // Divides 60, so a bucket never spans two hours.
 const BUCKET_MINUTES = 5;
-const GUEST_INACTIVE = 2;
 
 function n(value: unknown): number {
   return Number(value ?? 0);
