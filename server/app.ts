@@ -12,6 +12,7 @@ import { createRegistry, openApiDocument } from './openapi';
 import { deferBodyErrors, type RouteDeps } from './route';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
+import type { MessageClasses } from './lan';
 import { apiKeysRouter } from './routes/api-keys';
 import { authRouter } from './routes/auth';
 import { checkinsRouter } from './routes/checkins';
@@ -41,8 +42,6 @@ export const API_PREFIX = '/api/v1';
 
 const JSON_LIMIT = '1mb';
 
-/** The classes a Node server builds each request and response from (http.ServerOptions). */
-export type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
 
 // Node's own are plain functions (20, 22). Were they `class`es, calling them would throw, so the
 // servers keep Node's (Reflect.construct works with both but promoted 207 kB a collection, not 56).

@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../db/knex';
-import { questionsForAnswers, type QuestionForAnswers } from '../db/repositories/custom-questions';
+import { questionsForAnswers } from '../db/repositories/custom-questions';
+import type { QuestionForAnswers } from '../core/answers';
 import { eventInScope, visibleEvents } from '../db/repositories/events';
 import { insertCheckedGuests, nextGuestIds, type GuestInsert } from '../db/repositories/guests';
 import { takenCodes } from '../db/repositories/guests-csv';

@@ -8,10 +8,12 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { restrictMode } from './data-files';
 import { withHsts } from './security-headers';
-import type { MessageClasses } from './app';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';
+
+/** The classes a Node server builds each request and response from (http.ServerOptions). */
+export type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';

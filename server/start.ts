@@ -9,11 +9,11 @@ import { MSG } from '../core/messages';
 import { protectDatabaseFiles } from './data-files';
 import { removeStaleTempFiles } from './temp-files';
 import { findUserByUsername, insertUserIfAbsent, setUserPassword, type UserRow } from '../db/repositories/users';
-import { createApp, type MessageClasses } from './app';
+import { createApp } from './app';
 import type { RouteDeps } from './route';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
-import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
+import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type MessageClasses, type PlainHttpPolicy } from './lan';
 import { createLogger } from './logger';
 import { SyncFollower } from './sync';
 

@@ -1,6 +1,7 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
 import { toApiDatetime } from '../../core/time';
+import type { QuestionForAnswers } from '../../core/answers';
 
 export interface CustomQuestionRow {
   id: number;
@@ -89,14 +90,6 @@ export async function insertCustomQuestion(db: Conn, eventId: number, fields: Cu
     }
     return toCustomQuestion(row as CustomQuestionRow, choices);
   });
-}
-
-/** What answer validation needs to know about a question. */
-export interface QuestionForAnswers {
-  id: number;
-  type: string;
-  objstatus: number;
-  choiceIds: Set<number>;
 }
 
 /** The event's questions among `ids` (deleted ones count as absent), with their choice ids. */

@@ -11,6 +11,7 @@ import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { MSG } from '../../core/messages';
+import type { AnswerInput } from '../../core/answers';
 
 /**
  * A guest's objstatus when deactivated: refused at the door and counted apart in the stats.
@@ -63,13 +64,6 @@ export const GUEST_TEXT_FIELDS = [
 
 export type GuestFields = Pick<GuestRow, 'registration_type_id' | 'first_name' | 'last_name' | 'email'> &
   Partial<Pick<GuestRow, (typeof GUEST_TEXT_FIELDS)[number] | 'nfc_tag' | 'notes'>> & { barcode?: string | null; attention?: boolean };
-
-/** One validated answer: a choice (radio, drop_down, one row per checkbox tick) or a text. */
-export interface AnswerInput {
-  question_id: number;
-  choice_id: number | null;
-  text_answer: string | null;
-}
 
 /**
  * A guest for the bulk insert. Imports may carry the record's identity and state

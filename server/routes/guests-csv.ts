@@ -27,7 +27,7 @@ import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { GuestCreate, checkAnswers } from '../schemas/guests';
-import type { QuestionForAnswers } from '../../db/repositories/custom-questions';
+import type { QuestionForAnswers } from '../../core/answers';
 import { GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors } from '../schemas/guests-csv';
 import { MSG } from '../../core/messages';
 

@@ -1,6 +1,7 @@
 import { readSnapshot, type Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import type { AnswerInput } from '../../core/answers';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { envelope, pageRequest } from '../pagination';

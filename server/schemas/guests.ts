@@ -3,8 +3,7 @@ import { boolean, canonicalText, codeText, hasNoNul, integer, numberAsDigits, op
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../pagination';
 import type { FieldErrors } from '../errors';
-import type { AnswerInput } from '../../db/repositories/guests';
-import type { QuestionForAnswers } from '../../db/repositories/custom-questions';
+import type { AnswerInput, QuestionForAnswers } from '../../core/answers';
 
 /**
  * A barcode or NFC tag: optional, but when sent it may be neither null nor blank. Numbers
