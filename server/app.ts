@@ -9,6 +9,7 @@ import { Authenticator } from './auth';
 import { Mailer } from './mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
+import { apiDocsRouter } from './api-docs';
 import { deferBodyErrors, type RouteDeps } from './route';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
@@ -104,6 +105,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
     document ??= openApiDocument(registry);
     res.json(document);
   });
+  api.use(apiDocsRouter());
   api.use(notFoundHandler);
   app.use(API_PREFIX, api);
 

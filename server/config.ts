@@ -65,6 +65,8 @@ const ConfigSchema = z
     /** DOORLIST_LAN_HTTP=1: plain HTTP also answers other devices (old clients); off by default. */
     lanHttp: z.boolean(),
     trustProxy: trustProxySetting.optional(),
+    /** DOORLIST_CHECK_REPLIES=1 (the test servers): every answer is checked against its declared schema. */
+    checkReplies: z.boolean(),
   })
   .readonly();
 
@@ -111,6 +113,7 @@ export function loadConfig(
     logLevel: env.DOORLIST_LOG_LEVEL ?? 'info',
     lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
     trustProxy: env.DOORLIST_TRUST_PROXY || undefined,
+    checkReplies: ['1', 'true', 'yes'].includes((env.DOORLIST_CHECK_REPLIES ?? '').toLowerCase()),
     ...overrides,
   });
   if (!parsed.success) {

@@ -11,6 +11,7 @@ import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
 import type { LocalWrites } from './local-writes';
 import { MSG } from '../core/messages';
 import { isLostConnection } from '../db/errors';
+import { replyDrift } from './reply-check';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
@@ -269,6 +270,14 @@ export function resourceRouter(deps: RouteDeps) {
       }
       const reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
       if (!reply) return;
+      if (deps.config.checkReplies) {
+        const drift = replyDrift(def.responses, reply.status, reply.body);
+        if (drift.length > 0) {
+          // Test servers only: an answer that drifted from its documentation fails loudly.
+          console.error(`${def.method.toUpperCase()} ${def.path} answered off its declared schema:\n  ${drift.join('\n  ')}`);
+          throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
+        }
+      }
       const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       res.status(reply.status);

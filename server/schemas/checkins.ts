@@ -66,6 +66,9 @@ export const ScanGuest = z
     registration_type: z.number().int(),
     registration_type_name: z.string(),
     barcode: z.string(),
+    attention: z.boolean().openapi({ description: 'The guest needs attention at the door: show `notes` and wait for someone to see it.' }),
+    notes: z.string().nullable(),
+    registration_type_attention: z.boolean().openapi({ description: 'Every guest of this registration type needs attention.' }),
   })
   .openapi('ScanGuest');
 

@@ -26,6 +26,14 @@ const Conflict = z
     existing_id: z.number().int().optional(),
     existing_uid: z.string().optional(),
     resolution: z.string(),
+    guest: z
+      .object({ uid: z.string(), first_name: z.string(), last_name: z.string() })
+      .optional()
+      .openapi({ description: "A code clash: the file's guest whose barcode or NFC tag another guest here holds." }),
+    existing_guest: z
+      .object({ id: z.number().int(), uid: z.string(), first_name: z.string(), last_name: z.string() })
+      .optional()
+      .openapi({ description: 'A code clash: the guest here who holds the code.' }),
   })
   .openapi('EventFileConflict');
 

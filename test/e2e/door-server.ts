@@ -32,7 +32,7 @@ export class DoorServer {
   static async start(options: { empty?: boolean } = {}): Promise<DoorServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-e2e-'));
     const admin = options.empty ? {} : { adminUsername: ADMIN.username, adminPassword: ADMIN.password };
-    const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, ...admin, logLevel: 'silent' });
+    const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, ...admin, logLevel: 'silent', checkReplies: true });
     const server = new DoorServer(dir, config);
     await server.restart();
     if (options.empty) return server;

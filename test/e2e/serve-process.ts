@@ -29,6 +29,7 @@ export class ServeProcess {
         DOORLIST_DB: path.join(dir, 'doorlist.sqlite'),
         DOORLIST_PORT: '0',
         DOORLIST_LOG_LEVEL: 'silent',
+        DOORLIST_CHECK_REPLIES: '1',
         DOORLIST_ADMIN_USERNAME: SERVE_ADMIN.username,
         DOORLIST_ADMIN_PASSWORD: SERVE_ADMIN.password,
       },

@@ -17,7 +17,7 @@ test.beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-serve-e2e-'));
   child = spawn(process.execPath, [path.join(ROOT, 'out', 'main', 'serve.js')], {
     cwd: ROOT,
-    env: { ...process.env, DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_PORT: '0', DOORLIST_LOG_LEVEL: 'silent', DOORLIST_ADMIN_USERNAME: 'boss', DOORLIST_ADMIN_PASSWORD: 'door-secret' },
+    env: { ...process.env, DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_PORT: '0', DOORLIST_LOG_LEVEL: 'silent', DOORLIST_CHECK_REPLIES: '1', DOORLIST_ADMIN_USERNAME: 'boss', DOORLIST_ADMIN_PASSWORD: 'door-secret' },
   });
   url = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -16,7 +16,7 @@ export interface ServerProcess {
 
 /** What `npm run serve` prints and how it exits, for a start that is expected to fail. */
 export function runServe(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', DOORLIST_CHECK_REPLIES: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c) => (stdout += c));
@@ -35,6 +35,7 @@ export function startServeProcess(env: Record<string, string>): Promise<ServerPr
       DOORLIST_ADMIN_USERNAME: ADMIN.username,
       DOORLIST_ADMIN_PASSWORD: ADMIN.password,
       DOORLIST_LOG_LEVEL: 'silent',
+      DOORLIST_CHECK_REPLIES: '1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

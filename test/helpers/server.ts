@@ -46,6 +46,7 @@ export class TestServer {
       adminUsername: ADMIN.username,
       adminPassword: ADMIN.password,
       logLevel: 'silent',
+      checkReplies: true,
       ...overrides,
     });
     const running = await startServer(config, { ...options, logger: pino({ level: 'silent' }), announce: false });
