@@ -117,6 +117,7 @@ describe('custom questions', () => {
       assert.equal(res.body.results[1].objstatus, '1');
       const page = await server.get(`/events/${event}/custom_questions/?page_size=1&page=2`);
       assert.deepEqual(page.body.results.map((q: { id: number }) => q.id), [q2.body.id]);
+      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
       await new Promise((r) => setTimeout(r, 1100));
       const since = Math.floor(Date.now() / 1000);
       const q3 = await server.post(`/events/${event}/custom_questions`, { question: 'Three', type: 'text' });

@@ -10,11 +10,12 @@ import { TestServer } from '../helpers/server';
 const skip = TEST_PG ? false : 'losing the database connection is a PostgreSQL matter (DOORLIST_TEST_PG)';
 
 /** Runs SQL as the test cluster's administrator. */
-async function admin(sql: string, params: unknown[] = []): Promise<void> {
+/** Runs `sql` as the cluster's administrator; answers how many rows it returned or touched. */
+async function admin(sql: string, params: unknown[] = []): Promise<number> {
   const client = new pg.Client({ connectionString: TEST_PG });
   await client.connect();
   try {
-    await client.query(sql, params);
+    return (await client.query(sql, params)).rowCount ?? 0;
   } finally {
     await client.end();
   }
@@ -65,8 +66,12 @@ describe('a lost PostgreSQL connection', { skip }, () => {
         () => undefined,
         (err: unknown) => err,
       );
-      await new Promise((r) => setTimeout(r, 300));
-      await admin("select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(10)%' and pid <> pg_backend_pid()");
+      // Cut its connection as soon as the statement is seen running.
+      const deadline = Date.now() + 5000;
+      while ((await admin("select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(10)%' and pid <> pg_backend_pid()")) === 0) {
+        assert.ok(Date.now() < deadline, 'the statement never showed in pg_stat_activity');
+        await new Promise((r) => setTimeout(r, 20));
+      }
       assert.deepEqual(classifyDbError(await sleeping), { kind: 'unavailable' });
       // The cut connection can be handed out once more before its end is noticed: that
       // statement fails as unavailable too (a 503), and the one after runs on a new connection.

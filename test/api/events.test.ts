@@ -109,6 +109,7 @@ describe('events', () => {
 
     it('returns only events modified at or after `timestamp` (Unix seconds or ISO)', async () => {
       const before = Math.floor(Date.now() / 1000);
+      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
       await new Promise((r) => setTimeout(r, 1100));
       const fresh = await createEvent(server, groupId, { name: 'Fresh' });
       const since = Math.floor(Date.now() / 1000) - 1;

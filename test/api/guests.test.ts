@@ -477,6 +477,7 @@ describe('guests', () => {
     });
 
     it('returns only guests modified at or after `timestamp`, echoing it; start_time works as the next timestamp', async () => {
+      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
       await sleep(1100);
       const first = await list();
       await sleep(1100);

@@ -151,6 +151,7 @@ describe('registration types', () => {
     it('returns only types modified at or after `timestamp`', async () => {
       const event = await createEvent(server, await createGroup(server, { name: 'Delta Co' }));
       await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'Old' });
+      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
       await new Promise((r) => setTimeout(r, 1100));
       const since = new Date().toISOString().slice(0, 19);
       const fresh = await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'New' });

@@ -260,6 +260,7 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     assert.equal((await laptop.get(`/events/${eventId}/guests`)).body.count, before);
     const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door', direction: 'out' });
     assert.equal(scan.status, 201, JSON.stringify(scan.body));
+    // Nothing may arrive: two and a half follower ticks (one a second) give a stray pull every chance.
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal(await laptop.db('checkins').where({ uid: scan.body.uid }).first(), undefined);
   });
@@ -465,11 +466,19 @@ describe('A laptop following a laptop that follows the central', () => {
     await eventually('the far scan at the central', atCentral(online.body.uid), 5000);
 
     // The far laptop is cut off; its scan reaches the middle laptop only after the middle
-    // laptop's push cursor has moved well past the scan's time.
+    // laptop's push cursor has moved well past the scan's time (deltas reach 10 s behind a
+    // cursor). The scan is dated a minute back, as a laptop cut off for a minute sends it.
     assert.equal((await second.delete(`/events/${secondEvent}/sync`)).status, 204);
     const late = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-BOB', station: 'far door' });
     assert.equal(late.status, 201, JSON.stringify(late.body));
-    await new Promise((r) => setTimeout(r, 11_500));
+    const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
+    await second.db('checkins').where({ uid: late.body.uid }).update({ modified: aMinuteAgo });
+    await second.db('guests').where({ id: late.body.guest_id }).update({ modified: aMinuteAgo });
+    const pushedSince = async () => {
+      const sync = await first.db('syncs').where({ event_id: firstEvent }).first();
+      return sync && Date.parse(sync.push_cursor) - 10_000 > Date.parse(aMinuteAgo) ? true : undefined;
+    };
+    await eventually("the middle laptop's push cursor past the late scan", pushedSince);
     const file = await fetch(`${second.baseUrl}/events/${secondEvent}/sync/changes`, { headers: { authorization: `Token ${second.adminToken}` } });
     const push = await first.request('POST', `/events/${firstEvent}/sync/changes`, { rawBody: Buffer.from(await file.arrayBuffer()), headers: GZIP, token: firstKey });
     assert.equal(push.status, 200, JSON.stringify(push.body));
@@ -484,10 +493,14 @@ describe('The follower when its server stops', () => {
     const laptop = await TestServer.start();
     // A link that carries the follow, then goes silent: connections accepted, nothing answered.
     let silent = false;
+    let held = 0;
     const sockets = new Set<net.Socket>();
     const link = net.createServer((socket) => {
       sockets.add(socket);
-      if (silent) return;
+      if (silent) {
+        held++;
+        return;
+      }
       const onward = net.connect(central.running.port, '127.0.0.1');
       sockets.add(onward);
       socket.pipe(onward).pipe(socket);
@@ -500,7 +513,7 @@ describe('The follower when its server stops', () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       silent = true;
       for (const s of sockets) s.destroy();
-      await new Promise((r) => setTimeout(r, 1500));
+      await eventually('a request of the follower held by the silent link', async () => (held > 0 ? true : undefined));
       const started = Date.now();
       await laptop.stop();
       assert.ok(Date.now() - started < 3000, `stopped in ${Date.now() - started} ms`);

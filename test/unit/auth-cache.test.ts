@@ -57,6 +57,7 @@ describe('Authenticator cache', () => {
     await auth.authenticate(header(`Token ${key}`));
     // Another process deletes the key: this one is not told, its entry simply runs out.
     await db('api_keys').where({ key_hash: hashSecret(key) }).delete();
+    // The entry's lifetime is what is tested: nothing but the clock ends it.
     await new Promise((resolve) => setTimeout(resolve, AUTH_CACHE_MS + 50));
     await assert.rejects(auth.authenticate(header(`Token ${key}`)), { status: 401 });
   });
