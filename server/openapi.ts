@@ -18,7 +18,7 @@ export function openApiDocument(registry: OpenAPIRegistry) {
     info: {
       title: 'Doorlist event-management API',
       version: '1.0.0',
-      description: 'Offline check-in service. Every route but the auth call needs `Authorization: Token <key>`.',
+      description: 'Offline check-in service. Every route but sign-in and first-run set-up needs `Authorization: Token <token or API key>` (*Authorize* above).',
     },
     servers: [{ url: '/api/v1' }],
   });
