@@ -5,7 +5,7 @@ import v8 from 'node:v8';
  * collects again. V8's own factor, on a machine with this much memory, goes up to 4: under 32
  * doors scanning, the old generation reached about 70 MB for about 25 MB live and the server
  * peaked at 180-185 MB. At 30% it peaked at 143-147 MB; event-file imports took as long and
- * CSV imports about as long for up to a tenth more CPU (A/B in README, Memory).
+ * CSV imports about as long for up to a tenth more CPU (`npm run bench`, the two policies in turn).
  */
 export const HEAP_GROWING_PERCENT = 30;
 

@@ -21,7 +21,7 @@ export function requestLog(req: IncomingMessage): Logger | undefined {
 
 /**
  * Logs each API request once it is answered (at `info`). Only plain data goes on the request:
- * a getter defined on each one gave it a shape of its own (README "Object shapes").
+ * a getter defined on each one gave it a shape of its own, which V8 kept with all it touched.
  */
 export function requestLogging(logger: Logger, prefix: string): RequestHandler {
   let lastId = 0;

@@ -53,7 +53,7 @@ class Link {
   }
 }
 
-/** What door staff see, wide and on a phone, kept for the README. */
+/** What door staff see, wide and on a phone, kept for docs/sync.md. */
 async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
   const size = page.viewportSize();
@@ -103,7 +103,7 @@ test('a door key sees the link to the central: synced, offline with what waits, 
   await expect.poll(async () => (await checkinsOf(central, seed.eventId, seed.guests.grace.id)).length, { timeout: 5000 }).toBe(1);
   await screenshot(page, 'door-sync-synced');
   // A push prepared around the scan sends it yet counts it as waiting until the next push has
-  // gone (README, "What staff see"): the central stops only once nothing waits.
+  // gone (docs/sync.md, "What staff see"): the central stops only once nothing waits.
   await expect.poll(async () => (await laptop.must<{ pending: number }>(200, 'GET', `/events/${eventId}/sync`)).pending, { timeout: 5000 }).toBe(0);
 
   // The central server stops: the door keeps answering from this laptop and says what waits.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 
-/** Committed beside the README, which shows them. */
+/** Committed in docs/screenshots/, which docs/console-and-door.md shows. */
 export const CONSOLE_SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'docs', 'screenshots');
 const PHONE = { width: 390, height: 844 };
 
@@ -55,7 +55,7 @@ export class ConsolePage {
     await input.fill((await input.inputValue()).replace('09:00', time));
   }
 
-  /** 1280x800 and a phone, for the README; the caller looks at them. */
+  /** 1280x800 and a phone, for the guides in docs/; the caller looks at them. */
   async screenshot(name: string): Promise<void> {
     fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
     const size = this.page.viewportSize();
