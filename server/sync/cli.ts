@@ -27,7 +27,7 @@ export async function runFollow(db: Db, values: Values, eventId: number | undefi
   if (!url || !key || eventId === undefined) return { ok: false, text: 'follow needs --url, --key and --event.' };
   try {
     // The command line works with the whole database, as its administrator.
-    const { event_id, sync_id } = await followEvent(db, { url, key, event_id: eventId, group_id: groupId }, { scope: null });
+    const { event_id, sync_id } = await followEvent(db, { url, key, event_id: eventId, group_id: groupId });
     return { ok: true, text: `Following upstream event ${eventId} as event ${event_id} here (sync ${sync_id}).` };
   } catch (err) {
     if (err instanceof DomainError) return { ok: false, text: `Follow refused: ${messagesOf(err.body)}` };
