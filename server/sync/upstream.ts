@@ -131,11 +131,12 @@ export class Upstream {
     read: (answer: Answer, watch: Watch) => Promise<T>,
   ): Promise<T> {
     const watch = new Watch(this.options);
+    let res: http.IncomingMessage | undefined;
     try {
       let target = new URL(this.base.href + request.path);
       for (let hop = 0; ; hop++) {
         const answer = await this.send(target, request, watch);
-        const { res } = answer;
+        res = answer.res;
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && res.headers.location) {
           res.destroy();
@@ -151,6 +152,8 @@ export class Upstream {
       throw watch.explain(err);
     } finally {
       watch.end();
+      // An answer refused before it was read whole lets its connection go.
+      res?.destroy();
     }
   }
 
@@ -170,7 +173,7 @@ export class Upstream {
         watch.progress();
         resolve({ res, shown });
       });
-      req.once('error', reject);
+      req.on('error', reject);
       if (request.body === undefined) req.end();
       else pipeline(fs.createReadStream(request.body), req).catch(reject);
     });
