@@ -315,7 +315,7 @@ describe('Who may follow', () => {
     assert.deepEqual((await laptop.get('/sync')).body.results, []);
   });
 
-  it("answers 400 in this laptop's words when the upstream answers an error page, and stores nothing", async () => {
+  it("answers 400 in this laptop's words when the upstream answers an error page, garbage or an enormous body, and stores nothing", async () => {
     const proxy = await UpstreamProxy.start(central.baseUrl);
     try {
       proxy.override = (_req, res) => {
@@ -332,6 +332,13 @@ describe('Who may follow', () => {
       };
       const garbage = await laptop.post('/sync', { url: proxy.baseUrl, key: upstream.key, event_id: upstream.eventId });
       assert.deepEqual([garbage.status, garbage.body], [400, { url: [MSG.syncNotDoorlist] }]);
+      proxy.override = (_req, res) => {
+        res.writeHead(200, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'content-length': String(600 * 1024 * 1024), 'x-doorlist-cursor': new Date().toISOString() });
+        res.write(Buffer.alloc(1024));
+        return proxy.hold(res);
+      };
+      const enormous = await laptop.post('/sync', { url: proxy.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.deepEqual([enormous.status, enormous.body], [400, { url: [MSG.syncAnswerTooLarge(500)] }]);
       assert.deepEqual((await laptop.get('/sync')).body.results, []);
     } finally {
       await proxy.close();
