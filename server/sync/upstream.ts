@@ -195,7 +195,7 @@ export class Upstream {
         reject(err);
       };
       const onAbort = () => fail(signal.reason);
-      const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable('no connection within 5 s'))), UPSTREAM_LIMITS.connectMs);
+      const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable(`no connection within ${UPSTREAM_LIMITS.connectMs / 1000} s`))), UPSTREAM_LIMITS.connectMs);
       signal.addEventListener('abort', onAbort, { once: true });
       socket.once('error', fail);
       socket.once(secure ? 'secureConnect' : 'connect', () => {
