@@ -157,7 +157,7 @@ describe('A followed upstream that turns hostile', () => {
 
   it('refuses an answer that says it is larger than a pull may be, before reading it', async () => {
     proxy.override = (req, res) => {
-      if (!SYNC_CHANGES.test(req.url ?? '')) return false;
+      if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
       res.writeHead(200, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'content-length': String(600 * 1024 * 1024), 'x-doorlist-cursor': new Date().toISOString() });
       res.write(Buffer.alloc(1024));
       return proxy.hold(res);
