@@ -7,7 +7,7 @@ import { DomainError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { tempEventFile } from '../event-file';
-import { checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
+import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
 import { UPSTREAM_LIMITS, Upstream, UpstreamError } from './upstream';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
@@ -196,7 +196,8 @@ export class SyncFollower {
       // What a follower of this laptop pushed here may be older than the cursor: it goes on up too.
       const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
       const counts = await writeEventChanges(this.reader, event, file, since);
-      const found = holdsNoChanges(counts) ? undefined : await upstream.push(sync.remote_event_id, file);
+      // The event record always travels; it is a change of its own only when edited here since.
+      const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file);
       await this.db.transaction(async (trx) => {
         if (found) await recordFindings(trx, event.id, found);
         await markPushed(trx, sync, snapshot);
@@ -214,7 +215,7 @@ export class SyncFollower {
       const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file);
       const header = await checkEventFile(file);
       if (header.event.uid !== event.uid) throw new UpstreamError('error', MSG.syncOtherEvent);
-      if (holdsNoChanges(header.counts)) {
+      if (holdsNoChanges(header.counts) && !(await changesEvent(file, event))) {
         await markPulled(this.db, sync, cursor);
         return;
       }

@@ -195,6 +195,13 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined), 3000);
   });
 
+  it('carries a rename of the event upstream, alone in its delta, within 3 s', async () => {
+    const event = (await central.get(`/events/${upstream.eventId}`)).body;
+    const renamed = await central.put(`/events/${upstream.eventId}`, { name: 'Followed gala (moved indoors)', starts: event.starts, ends: event.ends, timezone: event.timezone, group_id: upstream.groupId });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    await eventually('the new name here', async () => ((await laptop.get(`/events/${eventId}`)).body.name === 'Followed gala (moved indoors)' ? true : undefined), 3000);
+  });
+
   it('carries an undo and a walk-in from the laptop, and a guest edit from upstream, within 3 s', async () => {
     const uidOf = async (server: TestServer, table: string, id: number) => (await server.db(table).where({ id }).first()).uid as string;
     const rt = await laptop.db('registration_types').where({ event_id: eventId }).first();
