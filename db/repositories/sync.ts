@@ -4,16 +4,12 @@ import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
 import { ConflictError } from '../../core/errors';
 import { MSG } from '../../core/messages';
+import { FINDINGS_KEPT } from '../../core/sync-limits';
 import { isUniqueViolation } from '../errors';
 import type { GroupScope } from './groups';
 
 export type SyncState = 'ok' | 'offline' | 'error';
 
-/**
- * Conflicts, and double admissions, kept per event: enough for staff to read through, and a
- * bound on what an upstream (or a file) can make this laptop store. Past it the first ones stay.
- */
-export const FINDINGS_KEPT = 1000;
 // Rows per INSERT: ten or so values each, well inside SQLite's bound on terms and variables.
 const FINDINGS_PER_STATEMENT = 50;
 

@@ -3,7 +3,7 @@ import { integer, requiredText } from './fields';
 import { timestampParam } from '../pagination';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
-import { FINDINGS_KEPT } from '../../db/repositories/sync';
+import { FINDINGS_KEPT } from '../../core/sync-limits';
 
 const upstreamUrl = requiredText(2048)
   .refine((value) => /^https?:\/\/[^/\s]+/i.test(value) && URL.canParse(value), { error: MSG.syncUrlScheme })

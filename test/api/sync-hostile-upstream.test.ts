@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
-import { FINDINGS_KEPT } from '../../db/repositories/sync';
+import { FINDINGS_KEPT } from '../../core/sync-limits';
 import { EVENT_FILE_MEDIA_TYPE } from '../../server/event-file';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
