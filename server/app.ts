@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import type { Logger } from 'pino';
@@ -41,30 +40,6 @@ export const API_PREFIX = '/api/v1';
 
 const JSON_LIMIT = '1mb';
 
-/** The classes a Node server builds each request and response from (http.ServerOptions). */
-export type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
-
-// Node's own are plain functions (20, 22). Were they `class`es, calling them would throw, so the
-// servers keep Node's (Reflect.construct works with both but promoted 207 kB a collection, not 56).
-const CALLABLE = [http.IncomingMessage, http.ServerResponse].every((constructor) => !Function.prototype.toString.call(constructor).startsWith('class'));
-
-/**
- * Requests made with `app`'s prototypes from the start: Express's own Object.setPrototypeOf on
- * each gave it a shape V8 promoted with all it touched (README "Object shapes"); now a no-op.
- */
-function messageClassesOf(app: express.Express): MessageClasses {
-  if (!CALLABLE) return {};
-  function AppRequest(this: http.IncomingMessage, socket: ConstructorParameters<typeof http.IncomingMessage>[0]) {
-    http.IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: http.ServerResponse, req: http.IncomingMessage, options?: unknown) {
-    (http.ServerResponse as unknown as (this: http.ServerResponse, ...args: unknown[]) => void).call(this, req, options);
-  }
-  AppResponse.prototype = app.response;
-  return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
-}
-
 export interface AppOptions {
   db: Db;
   /** The read connection (see RouteDeps); the writer itself where there is no file to share (`:memory:`). */
@@ -81,7 +56,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites() };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger };
 
   const app = express();
   app.disable('x-powered-by');
@@ -115,5 +90,5 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps, listener: withSecurityHeaders(app), messageClasses: messageClassesOf(app) };
+  return { app, deps, listener: withSecurityHeaders(app) };
 }

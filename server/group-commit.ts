@@ -1,15 +1,20 @@
+import type { Logger } from 'pino';
 import type { Db, Trx } from '../db/knex';
 import { writeTransaction } from '../db/write-transaction';
 
-/** What `decide` answers for an item it leaves to the item's own transaction, after the batch commits. */
-export const ALONE = Symbol('alone');
+/** One answer per item: what the item gets back, or the error it is refused with. */
+export type Decide<In, Out> = (trx: Trx, items: In[]) => Promise<(Out | Error)[]>;
 
-export type Decision<Out> = Out | Error | typeof ALONE;
+export interface GroupCommitOptions {
+  /** What the batches are of, for the log line of a batch that failed. */
+  name: string;
+  logger: Logger;
+  /** Runs an item's own transaction again where the database asks for it (a scan's uid race). */
+  retry?: <T>(run: () => Promise<T>) => Promise<T>;
+}
 
 interface Waiting<In, Out> {
   item: In;
-  /** The item on its own, in a transaction of its own: the path a failed batch falls back to. */
-  alone: () => Promise<Out>;
   resolve: (out: Out) => void;
   reject: (error: unknown) => void;
 }
@@ -18,37 +23,51 @@ interface Waiting<In, Out> {
 const MAX_BATCH = 256;
 
 /**
- * Group commit: an item that arrives while the writer is busy waits, and everything that
- * waited is decided together in one transaction (`decide`, set-based statements; one answer
- * per item, in order). An item `decide` leaves ALONE (a refusal whose exact answer the single
- * path knows, a clash with another item of the batch) runs by itself after the batch has
- * committed, so it sees what the batch wrote. If the batch's transaction fails, nothing of it
- * was written and every item runs alone, one by one: one bad item never takes the others down.
+ * Group commit, the one path of a write: an item that arrives while the writer is busy waits,
+ * and everything that waited is decided together in one write transaction by `decide`, which
+ * answers each item; a lone item is a batch of one through the same `decide`. If a batch's
+ * transaction fails, nothing of it was written: the failure is logged, then each item runs
+ * again as a batch of its own, so one bad item never takes the others down.
  */
-export function groupCommit<In, Out>(db: Db, decide: (trx: Trx, items: In[]) => Promise<Decision<Out>[]>) {
+export function groupCommit<In, Out>(db: Db, decide: Decide<In, Out>, options: GroupCommitOptions) {
+  const retry = options.retry ?? ((run) => run());
   let waiting: Waiting<In, Out>[] = [];
   let running = false;
 
-  async function runBatch(batch: Waiting<In, Out>[]): Promise<void> {
-    let answers: Decision<Out>[];
-    try {
-      answers = await writeTransaction(db, (trx) => decide(trx, batch.map((w) => w.item)));
-    } catch {
-      answers = batch.map(() => ALONE);
-    }
-    const settled: (() => void)[] = [];
-    const alone: Waiting<In, Out>[] = [];
-    for (const [i, w] of batch.entries()) {
+  const inTransaction = (items: In[]) => writeTransaction(db, (trx) => decide(trx, items));
+
+  /** Settles each waiting item with its answer. */
+  function settle(batch: Waiting<In, Out>[], answers: (Out | Error)[]): void {
+    batch.forEach((w, i) => {
       const answer = answers[i];
-      if (answer === ALONE) alone.push(w);
-      else if (answer instanceof Error) settled.push(() => w.reject(answer));
-      else settled.push(() => w.resolve(answer));
+      if (answer instanceof Error) w.reject(answer);
+      else w.resolve(answer);
+    });
+  }
+
+  async function runAlone(w: Waiting<In, Out>): Promise<void> {
+    try {
+      settle([w], await retry(() => inTransaction([w.item])));
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+
+  async function runBatch(batch: Waiting<In, Out>[]): Promise<void> {
+    let answers: (Out | Error)[];
+    try {
+      answers = batch.length === 1 ? await retry(() => inTransaction([batch[0].item])) : await inTransaction(batch.map((w) => w.item));
+    } catch (err) {
+      // A batch of one failed as the item's own: its error is its answer.
+      if (batch.length === 1) return batch[0].reject(err);
+      options.logger.warn({ err, batch: options.name, items: batch.length }, 'a batch failed and wrote nothing; its items run one by one');
+      for (const w of batch) await runAlone(w);
+      return;
     }
     // The batch has committed. Its answers are sent on the loop's next turn, once the next
-    // transaction (an item's left alone, or the next batch's) has begun: sending them is
-    // main-thread work that would otherwise sit between two transactions, the writer idle.
-    setImmediate(() => settled.forEach((settle) => settle()));
-    for (const w of alone) await w.alone().then(w.resolve, w.reject);
+    // batch's transaction has begun: sending them is main-thread work that would otherwise sit
+    // between two transactions, the writer idle.
+    setImmediate(() => settle(batch, answers));
   }
 
   async function drain(): Promise<void> {
@@ -61,9 +80,9 @@ export function groupCommit<In, Out>(db: Db, decide: (trx: Trx, items: In[]) => 
     running = false;
   }
 
-  return function submit(item: In, alone: () => Promise<Out>): Promise<Out> {
+  return function submit(item: In): Promise<Out> {
     return new Promise((resolve, reject) => {
-      waiting.push({ item, alone, resolve, reject });
+      waiting.push({ item, resolve, reject });
       if (!running) void drain();
     });
   };

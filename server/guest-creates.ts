@@ -1,12 +1,15 @@
+import type { Logger } from 'pino';
 import type { Db, Trx } from '../db/knex';
 import { questionsForAnswers, type QuestionForAnswers } from '../db/repositories/custom-questions';
 import { eventInScope, visibleEvents } from '../db/repositories/events';
-import { insertCheckedGuests, nextGuestIds, type GuestInsert } from '../db/repositories/guests';
+import { codesTaken, insertCheckedGuests, nextGuestIds, type GuestInsert } from '../db/repositories/guests';
 import { takenCodes } from '../db/repositories/guests-csv';
 import type { GroupScope } from '../db/repositories/groups';
 import { registrationTypeIdsOfEvent } from '../db/repositories/registration-types';
-import { together } from '../db/write-transaction';
-import { ALONE, groupCommit, type Decision } from './group-commit';
+import { sentAtOnce } from '../db/write-transaction';
+import { MSG } from '../core/messages';
+import { NotFoundError, ValidationError, type FieldErrors } from './errors';
+import { groupCommit } from './group-commit';
 import { answerQuestionIds, checkAnswers } from './schemas/guests';
 
 /** One POST /guests, its body already checked by the schema. */
@@ -19,22 +22,19 @@ export interface GuestCreateRequest {
 }
 
 /**
- * The guests of a batch that pass every check, added in one transaction with a constant
- * number of statements per event: the events (scope), their registration types, the
+ * Adds the guests of a batch (a lone request is a batch of one) in one transaction, with a
+ * constant number of statements per event: the events (scope), their registration types, the
  * questions answered, the barcodes and NFC tags already taken and the ids the new guests will
  * take, all read together; then the guests and their search entries, together, and their
- * answers. A request that fails any check, or repeats a code an earlier request of the batch
- * claims, is left ALONE: the single path answers it after the batch, with the spec's exact
- * message (and the id of the guest holding the code). A refused insert (a drawn code met
- * another, about 2^-60 a pair) fails the batch, whose requests then run one by one.
+ * answers. Each request is answered as the spec says: 404 for an event out of scope, one 400
+ * for its registration type and answers together, and a 400 naming the guest that holds a
+ * code it repeats (another guest, or one an earlier request of the batch just added). A
+ * refused insert (a drawn code met another, about 2^-60 a pair) fails the batch.
  */
-async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<Decision<number>[]> {
-  const answers: Decision<number>[] = requests.map(() => ALONE);
+async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<(number | Error)[]> {
+  const answers: (number | Error)[] = [];
   const eventIds = [...new Set(requests.map((r) => r.eventId))];
-  // The reads go out together: each one awaited in turn was a round trip through the event
-  // loop that the batch, and every client in it, waited for. Requests out of scope are read
-  // for too; the single path answers them.
-  const [visible, ids, ...stored] = await together([
+  const [visible, ids, ...stored] = await sentAtOnce([
     visibleEvents(trx, eventIds),
     // The new guests' ids, known before they are written: their search entries go with them.
     nextGuestIds(trx, requests.length),
@@ -42,19 +42,32 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
   ]);
   let idsUsed = 0;
   const events = new Map(visible.map((e) => [e.id, e]));
+  const codeTaken: number[] = [];
   for (const [e, eventId] of eventIds.entries()) {
     const event = events.get(eventId);
-    if (!event) continue;
     const { types, questions, taken } = stored[e];
     const claimed = { barcodes: new Set<string>(), nfcTags: new Set<string>() };
     const accepted: { index: number; guest: GuestInsert }[] = [];
     for (const [index, { eventId: of, scope, guest, customQuestions }] of requests.entries()) {
-      if (of !== eventId || !eventInScope(event, scope) || !types.has(guest.registration_type_id)) continue;
+      if (of !== eventId) continue;
+      if (!event || !eventInScope(event, scope)) {
+        answers[index] = new NotFoundError(MSG.eventNotFound);
+        continue;
+      }
+      // The registration type and the answers are checked together, so one 400 tells both.
+      const errors: FieldErrors = {};
+      if (!types.has(guest.registration_type_id)) errors.registration_type = [MSG.eventHasNoRegistrationType];
       const checked = customQuestions === undefined ? undefined : checkAnswers(customQuestions, questions);
-      if (checked?.errors) continue;
+      Object.assign(errors, checked?.errors);
+      if (Object.keys(errors).length > 0) {
+        answers[index] = new ValidationError(errors);
+        continue;
+      }
       const { barcode, nfc_tag: nfcTag } = guest;
-      if (barcode && (taken.barcodes.has(barcode) || claimed.barcodes.has(barcode))) continue;
-      if (nfcTag && (taken.nfcTags.has(nfcTag) || claimed.nfcTags.has(nfcTag))) continue;
+      if ((barcode && (taken.barcodes.has(barcode) || claimed.barcodes.has(barcode))) || (nfcTag && (taken.nfcTags.has(nfcTag) || claimed.nfcTags.has(nfcTag)))) {
+        codeTaken.push(index);
+        continue;
+      }
       if (barcode) claimed.barcodes.add(barcode);
       if (nfcTag) claimed.nfcTags.add(nfcTag);
       accepted.push({ index, guest: { ...guest, answers: checked?.answers } });
@@ -63,13 +76,20 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
     idsUsed += added.length;
     accepted.forEach((a, k) => (answers[a.index] = added[k]));
   }
+  // After the batch's own guests are in: the guest holding a code may be one of them.
+  for (const index of codeTaken) {
+    const { eventId, guest } = requests[index];
+    const refusal = await codesTaken(trx, eventId, guest);
+    if (!refusal) throw new Error('A code read as taken is held by no guest');
+    answers[index] = refusal;
+  }
   return answers;
 }
 
 /** What the creates of one event are checked against: its registration types, questions and taken codes. */
 async function storedForCreates(trx: Trx, eventId: number, requests: GuestCreateRequest[]) {
   const questionIds = requests.flatMap((r) => (r.customQuestions ? answerQuestionIds(r.customQuestions) : []));
-  const [types, questions, taken] = await together([
+  const [types, questions, taken] = await sentAtOnce([
     registrationTypeIdsOfEvent(trx, eventId, [...new Set(requests.map((r) => r.guest.registration_type_id))]),
     questionIds.length > 0 ? questionsForAnswers(trx, eventId, questionIds) : new Map<number, QuestionForAnswers>(),
     takenCodes(
@@ -82,7 +102,11 @@ async function storedForCreates(trx: Trx, eventId: number, requests: GuestCreate
   return { types, questions, taken };
 }
 
-/** Guest creates (walk-ins, API clients) that queue behind the writer share one transaction. */
-export function guestCreates(db: Db): (request: GuestCreateRequest, alone: () => Promise<number>) => Promise<number> {
-  return groupCommit<GuestCreateRequest, number>(db, decideCreates);
+/**
+ * Every guest create (walk-ins, API clients) goes through here: those that queue behind the
+ * writer share one transaction; a lone one is a batch of one. A failed batch is logged and
+ * its requests run again one by one.
+ */
+export function guestCreates(db: Db, logger: Logger): (request: GuestCreateRequest) => Promise<number> {
+  return groupCommit<GuestCreateRequest, number>(db, decideCreates, { name: 'guest creates', logger });
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
@@ -24,6 +25,8 @@ export interface RouteDeps {
   mailer: Mailer;
   /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
   localWrites: LocalWrites;
+  /** The server's log: what a request's error line does not tell (a failed batch's reason). */
+  logger: Logger;
 }
 
 export interface Reply {

@@ -1,7 +1,7 @@
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
-import { together } from '../../db/write-transaction';
+import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import {
   abandonedImports,
   childrenOf,
@@ -249,9 +249,9 @@ export class EventMerger {
     await this.settle();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     if (this.eventCreated) {
-      if (!(await this.db.transaction((trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
+      if (!(await writeTransaction(this.db, (trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
     } else {
-      await this.db.transaction((trx) => this.applyMerge(trx));
+      await writeTransaction(this.db, (trx) => this.applyMerge(trx));
       await this.staged.close();
     }
     await refreshSearchStatistics(this.db, this.result.created.guests);
@@ -342,7 +342,7 @@ export class EventMerger {
   private async settle(): Promise<void> {
     const writing = this.writing;
     this.writing = [];
-    await together(writing);
+    await sentAtOnce(writing);
   }
 
   private skip(def: TableDef, uid: string): void {

@@ -1,6 +1,6 @@
 import { readSnapshot, type Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import { findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { envelope, pageRequest } from '../pagination';
@@ -46,7 +46,7 @@ function textColumns(body: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], st
 export function guestsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   const guestNotFound = () => new NotFoundError(MSG.guestNotFound, 'details');
-  const createInBatch = guestCreates(deps.db);
+  const createGuest = guestCreates(deps.db, deps.logger);
 
   route({
     method: 'post',
@@ -57,8 +57,8 @@ export function guestsRouter(deps: RouteDeps) {
     params: EventParams,
     body: GuestCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
-    // Requests that queue behind the writer are added together (server/guest-creates.ts);
-    // one that fails a check there is answered by this single path, exactly as the spec says.
+    // Scope, checks and the insert in one transaction, shared by the requests that queue behind
+    // the writer (server/guest-creates.ts).
     handler: async ({ params, body, caller }) => {
       const guest: GuestInsert = {
         registration_type_id: body.registration_type,
@@ -71,12 +71,7 @@ export function guestsRouter(deps: RouteDeps) {
         attention: body.attention ?? false,
         notes: body.notes ?? null,
       };
-      const alone = async () => {
-        const event = await scopedEvent(deps.db, caller, params.event_id);
-        const answers = await checkRelations(deps.db, event.id, body);
-        return createGuest(deps.db, event.id, { ...guest, answers });
-      };
-      const id = await createInBatch({ eventId: params.event_id, scope: caller.groups, guest, customQuestions: body.custom_questions }, alone);
+      const id = await createGuest({ eventId: params.event_id, scope: caller.groups, guest, customQuestions: body.custom_questions });
       return { status: 201, body: { id } };
     },
   });
