@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { restrictMode } from './data-files';
-import { withHsts } from './security-headers';
+import { withHsts } from './http/security-headers';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';

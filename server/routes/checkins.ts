@@ -2,12 +2,12 @@ import { listCheckins, toCheckin, undoCheckin } from '../../db/repositories/chec
 import type { ScanOutcome } from '../../db/repositories/scans';
 import { eventStats } from '../../db/repositories/stats';
 import { readSnapshot } from '../../db/knex';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { scannerOf } from '../auth';
-import { NotFoundError } from '../errors';
-import { scopedEvent } from '../scope';
-import { scanBatches } from '../scan-batches';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { scannerOf } from '../http/auth';
+import { NotFoundError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
+import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
 import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused } from '../schemas/checkins';
 import { MSG } from '../../core/messages';
@@ -49,7 +49,7 @@ export function checkinsRouter(deps: RouteDeps) {
       409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
     // Scope, the remembered answer and the decision in one transaction: nothing read before it
-    // decides anything. Scans that queue behind the writer share one (server/scan-batches.ts).
+    // decides anything. Scans that queue behind the writer share one (server/services/scan-batches.ts).
     handler: async ({ params, body, caller }) => {
       const input = {
         barcode: body.barcode,

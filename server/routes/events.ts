@@ -1,9 +1,9 @@
 import { duplicateEvent, insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ValidationError } from '../errors';
-import type { Caller } from '../auth';
-import { scopedEvent, scopedGroup } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ValidationError } from '../http/errors';
+import type { Caller } from '../http/auth';
+import { scopedEvent, scopedGroup } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';

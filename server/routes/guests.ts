@@ -3,11 +3,11 @@ import { questionsForAnswers } from '../../db/repositories/custom-questions';
 import { findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type AnswerInput, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { nowIso, toApiDatetime } from '../../core/time';
-import { envelope, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError, type FieldErrors } from '../errors';
-import { guestCreates } from '../guest-creates';
-import { scopedEvent } from '../scope';
+import { envelope, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
+import { guestCreates } from '../services/guest-creates';
+import { scopedEvent } from '../http/scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { answerQuestionIds, checkAnswers, Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
@@ -58,7 +58,7 @@ export function guestsRouter(deps: RouteDeps) {
     body: GuestCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
     // Scope, checks and the insert in one transaction, shared by the requests that queue behind
-    // the writer (server/guest-creates.ts).
+    // the writer (server/services/guest-creates.ts).
     handler: async ({ params, body, caller }) => {
       const guest: GuestInsert = {
         registration_type_id: body.registration_type,

@@ -7,10 +7,10 @@ import {
   updatePromotionCode,
 } from '../../db/repositories/promotion-codes';
 import type { EventRow } from '../../db/repositories/events';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import {

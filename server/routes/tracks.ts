@@ -1,9 +1,9 @@
 import { deleteTrack, findTrack, insertTrack, listTracks, toTrack, updateTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
-import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { Track, TrackCreate, TrackParams, TrackUpdate } from '../schemas/tracks';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
-import { groupCommit } from '../../server/group-commit';
+import { groupCommit } from '../../server/services/group-commit';
 
 /** A batch that waits at the gate until `open`; `reached` resolves once it is waiting there. */
 function gate() {

@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import type { Db, Trx } from '../db/knex';
-import { questionsForAnswers, type QuestionForAnswers } from '../db/repositories/custom-questions';
-import { eventInScope, visibleEvents } from '../db/repositories/events';
-import { codesTaken, insertCheckedGuests, nextGuestIds, type GuestInsert } from '../db/repositories/guests';
-import { takenCodes } from '../db/repositories/guests-csv';
-import type { GroupScope } from '../db/repositories/groups';
-import { registrationTypeIdsOfEvent } from '../db/repositories/registration-types';
-import { sentAtOnce } from '../db/write-transaction';
-import { MSG } from '../core/messages';
-import { NotFoundError, ValidationError, type FieldErrors } from './errors';
+import type { Db, Trx } from '../../db/knex';
+import { questionsForAnswers, type QuestionForAnswers } from '../../db/repositories/custom-questions';
+import { eventInScope, visibleEvents } from '../../db/repositories/events';
+import { codesTaken, insertCheckedGuests, nextGuestIds, type GuestInsert } from '../../db/repositories/guests';
+import { takenCodes } from '../../db/repositories/guests-csv';
+import type { GroupScope } from '../../db/repositories/groups';
+import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
+import { sentAtOnce } from '../../db/write-transaction';
+import { MSG } from '../../core/messages';
+import { NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
 import { groupCommit } from './group-commit';
-import { answerQuestionIds, checkAnswers } from './schemas/guests';
+import { answerQuestionIds, checkAnswers } from '../schemas/guests';
 
 /** One POST /guests, its body already checked by the schema. */
 export interface GuestCreateRequest {

@@ -2,16 +2,16 @@ import type { Logger } from 'pino';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import { poolSize, type Db } from '../db/knex';
-import type { Config } from './config';
+import { poolSize, type Db } from '../../db/knex';
+import type { Config } from '../config';
 import type { Authenticator, Caller } from './auth';
-import type { Mailer } from './mailer';
+import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
-import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
-import type { LocalWrites } from './local-writes';
-import { MSG } from '../core/messages';
-import { isLostConnection } from '../db/errors';
+import { DetailResponse, FieldErrorsResponse } from '../schemas/fields';
+import type { LocalWrites } from '../services/local-writes';
+import { MSG } from '../../core/messages';
+import { isLostConnection } from '../../db/errors';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/knex';
-import { recordScans, retryOnScanUidRace, type ScanOutcome, type ScanRequest } from '../db/repositories/scans';
+import type { Db } from '../../db/knex';
+import { recordScans, retryOnScanUidRace, type ScanOutcome, type ScanRequest } from '../../db/repositories/scans';
 import { groupCommit } from './group-commit';
 
 /**

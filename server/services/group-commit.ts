@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Db, Trx } from '../db/knex';
-import { writeTransaction } from '../db/write-transaction';
+import type { Db, Trx } from '../../db/knex';
+import { writeTransaction } from '../../db/write-transaction';
 
 /** One answer per item: what the item gets back, or the error it is refused with. */
 export type Decide<In, Out> = (trx: Trx, items: In[]) => Promise<(Out | Error)[]>;
