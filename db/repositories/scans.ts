@@ -1,3 +1,7 @@
+/**
+ * Recording scans: the statements of a batch (a lone scan is a batch of one), read at once,
+ * then written together. What each scan gets is decided in scan-decisions.ts, on these reads.
+ */
 import type { Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
