@@ -9,9 +9,10 @@ import { percentile, round, type Log, type Metric } from './common';
  * floor for the one-scanner p99): a scan alone is one write transaction of eight statements
  * (BEGIN IMMEDIATE; its event, its uid's earlier answer, its guest; the check-in, the guest's
  * state, the remembered answer; COMMIT), each a round trip from the main thread to a libuv
- * worker thread and back. Here the same eight, trivial and kept prepared as the server keeps
- * them, on a file opened as the server opens it, one transaction after another with nothing
- * else to do: no HTTP, no knex, no Doorlist. A scan can be no faster than this on this machine.
+ * worker thread and back. Here the same eight, trivial and prepared once (node-sqlite3's
+ * Statement; knex prepares each statement it sends), on a file opened as the server opens it,
+ * one transaction after another with nothing else to do: no HTTP, no knex, no Doorlist. A scan
+ * can be no faster than this on this machine.
  * Then the batched floor (BATCH, below) on the same file.
  */
 

@@ -1,4 +1,4 @@
-import { DOOR_ACTIVE_MS } from '../server/local-writes';
+import { DOOR_ACTIVE_MS } from '../server/services/local-writes';
 import { percentile, round, type Log, type Metric } from './common';
 import { drive } from './load';
 import { barcodeOf } from './seed';

@@ -84,6 +84,13 @@ const SECTIONS: Section[] = [
         ...floor.metrics,
         ...driverFloor,
         ...checkin.metrics,
+        { section: 'check-in', name: 'check-in / plain scan (Express + knex + sqlite3) throughput', value: round(checkin.result.requestsPerSecond / floor.plain.requestsPerSecond), unit: 'ratio' },
+        {
+          section: 'check-in',
+          name: 'check-in / plain scan, by server CPU per request',
+          value: round((floor.plain.serverCpuUsPerRequest ?? NaN) / (checkin.result.serverCpuUsPerRequest ?? NaN)),
+          unit: 'ratio',
+        },
         { section: 'check-in', name: 'check-in / floor throughput', value: ratio, unit: 'ratio', target: `≥ ${CHECKIN_TARGETS.floorRatio}`, ok: ratio >= CHECKIN_TARGETS.floorRatio },
         // The same comparison in server CPU per request, which other work on a shared machine barely moves.
         {

@@ -3,7 +3,6 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 import { dialectOf } from './dialect';
-import { keepStatementsPrepared, type SqliteConnection } from './sqlite-statements';
 import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
@@ -14,15 +13,11 @@ export type Conn = Knex | Knex.Transaction;
 /** knex's own record of the migrations run (its default name). */
 const MIGRATIONS_TABLE = 'knex_migrations';
 
-type RawSqlite = SqliteConnection & { exec(sql: string, cb: (err: Error | null) => void): void };
+type RawSqlite = { exec(sql: string, cb: (err: Error | null) => void): void };
 
-/** Runs the connection's pragmas before knex hands it out, and keeps its statements prepared. */
+/** Runs the connection's pragmas before knex hands it out (knex's documented afterCreate). */
 function setUpConnection(pragmas: string) {
-  return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) =>
-    conn.exec(pragmas, (err) => {
-      if (!err) keepStatementsPrepared(conn);
-      done(err, conn);
-    });
+  return (conn: RawSqlite, done: (err: Error | null, conn: unknown) => void) => conn.exec(pragmas, (err) => done(err, conn));
 }
 
 // How long a statement waits for another process's write lock before SQLITE_BUSY. Writes are
@@ -30,13 +25,14 @@ function setUpConnection(pragmas: string) {
 // wait this long means something is stuck, not busy.
 const BUSY_TIMEOUT_MS = 5000;
 
-type TransactionClass = new (client: unknown, ...args: unknown[]) => { query(conn: unknown, sql: string): Promise<unknown> };
-// knex's own SQLite transaction, to change how a transaction begins (and nothing else).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const SqliteTransaction: TransactionClass = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction');
-
 /** What the database setting may say beyond its location (PostgreSQL only). */
-export type DbOptions = PostgresOptions;
+export interface DbOptions extends PostgresOptions {
+  /**
+   * SQLite: the WAL is copied back into the database file by checkpointBeside, on a connection
+   * of its own, never inside a commit (the server's setting; see checkpointBeside).
+   */
+  checkpointsBeside?: boolean;
+}
 
 /**
  * Builds knex for the database setting: a `postgres://` or `postgresql://` URL is a central
@@ -47,29 +43,19 @@ export function createDb(setting: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(setting)) return knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(setting)?.[1].toLowerCase();
   if (scheme) throw new Error(`${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`);
-  return createSqliteDb(setting);
-}
-
-/**
- * Every knex transaction of the writer begins as writeTransaction's do, with the dialect's
- * beginWrite (BEGIN IMMEDIATE: it takes the write lock at once; why, there).
- */
-class ImmediateTransaction extends SqliteTransaction {
-  begin(conn: unknown) {
-    return this.query(conn, dialectOf(this as unknown as Knex).beginWrite);
-  }
+  return createSqliteDb(setting, options.checkpointsBeside === true);
 }
 
 /**
  * Builds knex over one SQLite file for writes, and the reads that decide them. A single
  * pooled connection serialises this process's writes, so they queue in order instead of
  * meeting each other's locks; other processes on the same file wait up to BUSY_TIMEOUT_MS
- * for the lock (see the dialect's beginWrite). WAL lets readers (createReadDb, other processes)
- * read while it writes.
+ * for the lock (see the dialect's takeWriteLock). WAL lets readers (createReadDb, other
+ * processes) read while it writes.
  */
-function createSqliteDb(file: string): Db {
+function createSqliteDb(file: string, checkpointsBeside: boolean): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = knex({
+  return knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
@@ -77,44 +63,41 @@ function createSqliteDb(file: string): Db {
       min: 1,
       max: 1,
       // synchronous=NORMAL in WAL survives a killed process (only power loss can undo a commit).
-      // No checkpoint inside a commit: checkpointBeside does them on its own connection.
+      // With checkpointsBeside, no checkpoint inside a commit: checkpointBeside does them.
       // busy_timeout first: turning a new file to WAL waits for a reader already on it (the start's integrity check).
-      afterCreate: setUpConnection(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;`),
+      afterCreate: setUpConnection(
+        `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;${checkpointsBeside ? ' PRAGMA wal_autocheckpoint = 0;' : ''}`,
+      ),
     },
     migrations: { migrationSource },
   });
-  // On this instance's client only, so it stays knex's 'sqlite3' client in every other respect.
-  const client = db.client as { transaction: (...args: unknown[]) => unknown };
-  client.transaction = (...args: unknown[]) => new ImmediateTransaction(client, ...args);
-  if (file !== ':memory:') checkpointBeside(db, file);
-  return db;
 }
 
 const CHECKPOINT_EVERY_MS = 500;
 
 /**
- * Copies the WAL back into the database file on a connection of its own, on a timer. SQLite
- * otherwise checkpoints inside whichever commit crosses 1,000 pages, and that commit (a scan)
- * then waits for the copy and its fsync: the one-scanner tail. PASSIVE never takes a lock, so
- * the writer goes on committing meanwhile; the WAL starts over once a checkpoint has caught up.
+ * Copies the WAL back into the database file on a connection of its own, on a timer, for a
+ * writer made with checkpointsBeside. SQLite otherwise checkpoints inside whichever commit
+ * crosses 1,000 pages, and that commit (a scan) then waits for the copy and its fsync: the
+ * one-scanner tail. PASSIVE never takes a lock, so the writer goes on committing meanwhile;
+ * the WAL starts over once a checkpoint has caught up. Answers the function that stops it
+ * (before the writer is destroyed). PostgreSQL and `:memory:` have nothing to copy.
  */
-function checkpointBeside(db: Db, file: string): void {
-  const checkpointer = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
+export function checkpointBeside(setting: string): () => Promise<void> {
+  if (isPostgresUrl(setting) || setting === ':memory:') return async () => {};
+  const checkpointer = knex({ client: 'sqlite3', connection: { filename: setting }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     running ??= checkpointer
       .raw('PRAGMA wal_checkpoint(PASSIVE)')
+      // A checkpoint that could not run now (the file busy, closing) is done by the next one.
       .catch(() => undefined)
       .finally(() => (running = undefined));
   }, CHECKPOINT_EVERY_MS).unref();
-  // knex.destroy() ends in its client's destroy, the one place to stop beside it.
-  const client = db.client as { destroy(callback?: unknown): Promise<void> };
-  const destroy = client.destroy.bind(client);
-  client.destroy = async (callback?: unknown) => {
+  return async () => {
     clearInterval(timer);
     await running;
     await checkpointer.destroy();
-    await destroy(callback);
   };
 }
 

@@ -4,8 +4,8 @@ import { loadConfig } from './config';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { protectDatabaseFiles } from './data-files';
 import { DomainError } from '../core/errors';
-import { HttpError } from './errors';
-import { timestampParam } from './pagination';
+import { HttpError } from './http/errors';
+import { timestampParam } from './http/pagination';
 import { exportEventToPath, importEventFile, type ImportResult, type Progress } from './event-file';
 import { runFollow, runSyncStatus, runUnfollow, SYNC_USAGE } from './sync/cli';
 

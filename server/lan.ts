@@ -7,13 +7,10 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { restrictMode } from './data-files';
-import { withHsts } from './security-headers';
+import { withHsts } from './http/security-headers';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';
-
-/** The classes a Node server builds each request and response from (http.ServerOptions). */
-export type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -156,9 +153,9 @@ export async function ensureCertificate(dbPath: string): Promise<Certificate> {
 }
 
 /** Serves `app` over HTTPS on `host:port` (0 picks a free port) with the database's certificate. */
-export async function startHttps(app: RequestListener, messageClasses: MessageClasses, options: { dbPath: string; host: string; port: number }): Promise<HttpsSharing> {
+export async function startHttps(app: RequestListener, options: { dbPath: string; host: string; port: number }): Promise<HttpsSharing> {
   const certificate = await ensureCertificate(options.dbPath);
-  const server = https.createServer({ ...messageClasses, cert: certificate.cert, key: certificate.key }, withHsts(app));
+  const server = https.createServer({ cert: certificate.cert, key: certificate.key }, withHsts(app));
   server.keepAliveTimeout = 65_000;
   await listen(server, options.port, options.host);
   const port = (server.address() as AddressInfo).port;
@@ -212,7 +209,7 @@ export class LanShare {
   private secure?: HttpsSharing;
 
   constructor(
-    private readonly running: { server: http.Server; app: RequestListener; messageClasses: MessageClasses; https?: HttpsSharing; plainHttp: PlainHttpPolicy },
+    private readonly running: { server: http.Server; app: RequestListener; https?: HttpsSharing; plainHttp: PlainHttpPolicy },
     private readonly options: { dbPath: string; httpsPort: number },
   ) {
     this.secure = running.https;
@@ -237,7 +234,7 @@ export class LanShare {
   async start(): Promise<ShareInfo> {
     if (!this.secure) {
       await rebind(this.running.server, LAN_HOST);
-      this.secure = await startHttps(this.running.app, this.running.messageClasses, { dbPath: this.options.dbPath, host: LAN_HOST, port: this.options.httpsPort });
+      this.secure = await startHttps(this.running.app, { dbPath: this.options.dbPath, host: LAN_HOST, port: this.options.httpsPort });
       this.running.plainHttp.httpsPort = this.secure.port;
     }
     return this.info();

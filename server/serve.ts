@@ -1,9 +1,4 @@
-import path from 'node:path';
-import { enableCompileCache } from './compile-cache';
 import { limitHeapGrowth } from './heap';
-
-// Before the server's code is loaded (below): built, it is out/main/chunks.
-const saveCompileCache = enableCompileCache(path.join(__dirname, 'chunks'));
 
 function fail(err: unknown): never {
   process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -20,8 +15,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // Once, after a build's first start; a stop asked for meanwhile waits for it (handled above).
-  saveCompileCache();
   // The database's pages are checked beside the start: a damaged one ends it, as before listening.
   running.checked.catch((err) => running.close().finally(() => fail(err)));
 }

@@ -3,17 +3,17 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createDb, createReadDb, migrateLatest, migrationsPending, type Db } from '../db/knex';
+import { checkpointBeside, createDb, createReadDb, migrateLatest, migrationsPending, type Db } from '../db/knex';
 import { headerDamage, isDamageError, pageDamage } from '../db/integrity';
 import { MSG } from '../core/messages';
 import { protectDatabaseFiles } from './data-files';
 import { removeStaleTempFiles } from './temp-files';
 import { findUserByUsername, insertUserIfAbsent, setUserPassword, type UserRow } from '../db/repositories/users';
-import { createApp } from './app';
-import type { RouteDeps } from './route';
+import { createApp } from './http/app';
+import type { RouteDeps } from './http/route';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
-import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type MessageClasses, type PlainHttpPolicy } from './lan';
+import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
 import { createLogger } from './logger';
 import { SyncFollower } from './sync';
 
@@ -24,8 +24,6 @@ export interface RunningServer {
   server: http.Server;
   /** The request handler, so LAN sharing can serve it over HTTPS too. */
   app: http.RequestListener;
-  /** The classes its servers build requests and responses from (createApp). */
-  messageClasses: MessageClasses;
   /** Present while the LAN is served: HTTPS beside plain HTTP. */
   https?: HttpsSharing;
   /** What plain HTTP answers other devices; LAN sharing keeps its HTTPS port current. */
@@ -126,11 +124,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   protectDatabaseFiles(config.db);
   const removed = removeStaleTempFiles();
   if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
-  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message) });
+  const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message), checkpointsBeside: true });
+  const stopCheckpoints = checkpointBeside(config.db);
   const readDb = createReadDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   const damaged = (problem: string) => new Error(MSG.databaseDamaged(config.db, problem.replace(/\s+/g, ' ')));
   const closeDatabase = async () => {
     await readDb.destroy();
+    await stopCheckpoints();
     await db.destroy();
   };
   const notDatabase = headerDamage(db);
@@ -145,7 +145,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   let app: http.RequestListener;
   let deps: RouteDeps;
-  let messageClasses: MessageClasses;
   let server: http.Server;
   const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
   try {
@@ -154,10 +153,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await migrateLatest(db);
     }
     const adminPassword = await ensureAdmin(db, config, () => checked);
-    ({ listener: app, deps, messageClasses } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    ({ listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
     if (adminPassword) deps.auth.beforePasswords(adminPassword);
     app = afterCheck(app, checked);
-    server = http.createServer(messageClasses, plainHttpGate(app, plainHttp));
+    server = http.createServer(plainHttpGate(app, plainHttp));
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -177,7 +176,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
   const secure = isLoopbackHost(config.host)
     ? undefined
-    : await startHttps(app, messageClasses, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
+    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
         logger.warn({ err }, 'HTTPS for the LAN could not start');
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
@@ -201,7 +200,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     db,
     server,
     app,
-    messageClasses,
     https: secure,
     plainHttp,
     checked,

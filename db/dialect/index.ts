@@ -14,13 +14,14 @@ export interface Dialect {
    */
   readonly snapshotRead: Knex.TransactionConfig;
   /**
-   * How a write transaction begins (writeTransaction, and knex's on the SQLite writer). SQLite's
-   * takes the write lock at once (IMMEDIATE), so it waits for another process's write under
-   * busy_timeout; a plain BEGIN reads first, and SQLite then refuses its first write at once
-   * (SQLITE_BUSY) whenever another process holds the lock or has committed since: a scan
-   * would fail instead of queueing.
+   * The first statement of every write transaction (writeTransaction). On SQLite a write that
+   * changes nothing: a transaction whose first statement writes takes the write lock then,
+   * waiting for another process's write under busy_timeout, as BEGIN IMMEDIATE would (knex
+   * begins with a plain BEGIN). One that read first would be refused at its first write
+   * (SQLITE_BUSY) whenever another process had committed since: a scan would fail instead of
+   * queueing. PostgreSQL locks rows as they are written: nothing to do.
    */
-  readonly beginWrite: string;
+  takeWriteLock(trx: Knex.Transaction): Promise<void>;
   /**
    * Whether triggers keep each event's number of guests in `event_guest_counts`. On SQLite a
    * count walks every index entry of the event (4 ms at 100,000 guests, on every page of a
@@ -97,7 +98,9 @@ const sqlite: Dialect = {
   // SQLite binds at most 32766 parameters per statement.
   maxParams: 30_000,
   snapshotRead: {},
-  beginWrite: 'BEGIN IMMEDIATE',
+  async takeWriteLock(trx) {
+    await trx.raw('update events set id = id where 0');
+  },
   keepsGuestCounts: true,
   failedStatementEndsTransaction: false,
   async nextIds(trx, table, count) {
@@ -106,6 +109,8 @@ const sqlite: Dialect = {
     const [{ last }] = await trx.raw('select max(coalesce((select seq from sqlite_sequence where name = ?), 0), coalesce((select max(id) from ??), 0)) as last', [table, table]);
     return Array.from({ length: count }, (_, k) => Number(last) + 1 + k);
   },
+  // knex's migration lock is an update, the first statement of the migrations' transaction: a
+  // second process on the same file waits for the first (busy_timeout), then finds none pending.
   migrateLatest: async (db) => {
     await db.migrate.latest();
   },
@@ -131,7 +136,7 @@ const postgres: Dialect = {
   // The wire protocol counts parameters in 16 bits (65535).
   maxParams: 60_000,
   snapshotRead: { isolationLevel: 'repeatable read', readOnly: true },
-  beginWrite: 'BEGIN',
+  takeWriteLock: async () => {},
   keepsGuestCounts: false,
   failedStatementEndsTransaction: true,
   async nextIds(trx, table, count) {

@@ -69,7 +69,7 @@ export function postgresConfig(url: string, options: PostgresOptions = {}): Knex
       // A transaction left open by a stuck request must not hold its row locks for long.
       idle_in_transaction_session_timeout: 60_000,
       application_name: 'doorlist',
-      // Statements sent together (db/write-transaction's `together`) go to the server without
+      // Statements sent together (db/write-transaction's `sentAtOnce`) go to the server without
       // waiting for each other's answers, in order; without it pg queued them itself, one
       // round trip each, and warned that doing so is deprecated.
       pipeline: true,

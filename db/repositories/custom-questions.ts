@@ -2,6 +2,7 @@ import type { Conn } from '../knex';
 import { newRecord } from '../records';
 import { toApiDatetime } from '../../core/time';
 import type { QuestionForAnswers } from '../../core/answers';
+import { writeTransaction } from '../write-transaction';
 
 export interface CustomQuestionRow {
   id: number;
@@ -74,7 +75,7 @@ export async function listCustomQuestions(db: Conn, eventId: number, page: { lim
 
 /** A question and its choices, in one transaction; returns the stored question. */
 export async function insertCustomQuestion(db: Conn, eventId: number, fields: CustomQuestionFields) {
-  return db.transaction(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const record = newRecord();
     const [row] = await trx('custom_questions')
       .insert({ ...record, event_id: eventId, question: fields.question, type: fields.type, objstatus: fields.objstatus })

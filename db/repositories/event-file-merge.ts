@@ -6,6 +6,7 @@ import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import type { GroupRow } from './groups';
 import type { TableLayout } from './event-file-export';
+import { writeTransaction } from '../write-transaction';
 
 /** The SQL an event-file import needs; the merge policy itself is the server's (server/event-file/merge.ts). */
 
@@ -62,7 +63,7 @@ export async function revealEvent(db: Conn, id: number): Promise<boolean> {
  */
 export async function discardHiddenEvent(db: Db, id: number): Promise<void> {
   for (;;) {
-    const removed = await db.transaction(async (trx) => {
+    const removed = await writeTransaction(db, async (trx) => {
       const ids = (await trx('guests').where({ event_id: id }).limit(2000).pluck('id')) as number[];
       if (ids.length > 0) await trx('guests').whereIn('id', ids).delete();
       return ids.length;

@@ -1,7 +1,7 @@
 import { newUid } from '../../core/uid';
 import type { Conn, Db } from '../knex';
 import { selectByValues } from '../bulk';
-import { together } from '../write-transaction';
+import { sentAtOnce, writeTransaction } from '../write-transaction';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
@@ -59,7 +59,7 @@ export async function* guestPages(db: Conn, eventId: number): AsyncGenerator<{ g
 export async function takenCodes(db: Conn, eventId: number, barcodes: string[], nfcTags: string[]): Promise<{ barcodes: Set<string>; nfcTags: Set<string> }> {
   const holding = (column: 'barcode' | 'nfc_tag', codes: string[]) =>
     selectByValues(db, 'guests', column, codes, (q) => q.where('guests.event_id', eventId).select(`guests.${column} as code`));
-  const [withBarcodes, withTags] = await together([holding('barcode', barcodes), holding('nfc_tag', nfcTags)]);
+  const [withBarcodes, withTags] = await sentAtOnce([holding('barcode', barcodes), holding('nfc_tag', nfcTags)]);
   return { barcodes: new Set(withBarcodes.map((r) => r.code as string)), nfcTags: new Set(withTags.map((r) => r.code as string)) };
 }
 
@@ -87,7 +87,7 @@ export function csvGuestBatch(stagingId: number, eventId: number): GuestBatch {
 
 /** Stages a batch (GuestBatch.prepared) under the hidden event in a transaction of its own. */
 export async function stageCsvGuests(db: Db, batch: PreparedGuests): Promise<void> {
-  await db.transaction((trx) => insertPreparedGuests(trx, batch));
+  await writeTransaction(db, (trx) => insertPreparedGuests(trx, batch));
 }
 
 export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';
@@ -99,7 +99,7 @@ export type CsvReveal = 'revealed' | 'codes-taken' | 'event-gone';
  */
 export async function revealCsvGuests(db: Db, stagingId: number, eventId: number): Promise<CsvReveal> {
   try {
-    const moved = await db.transaction(async (trx) => {
+    const moved = await writeTransaction(db, async (trx) => {
       if (!(await trx('events').where({ id: eventId }).whereNull('importing_since').first('id'))) return 'event-gone';
       if (!(await trx('events').where({ id: stagingId }).whereNotNull('importing_since').first('id'))) throw new Error('the staged CSV import was cleared before it finished');
       const guests = await trx('guests').where({ event_id: stagingId }).update({ event_id: eventId, modified: nowIso() });

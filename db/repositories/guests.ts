@@ -6,7 +6,7 @@ import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } fro
 import { dialectOf } from '../dialect';
 import { apiDatetime, bytesOf, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { survivingFailure, together } from '../write-transaction';
+import { sentAtOnce, survivingFailure, writeTransaction } from '../write-transaction';
 import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
@@ -381,7 +381,7 @@ export async function insertCheckedGuests(trx: Trx, eventId: number, guests: Gue
   if (guests.length === 0) return [];
   const { records, search, now } = GuestBatch.of(eventId, guests).prepared(trx);
   const own = ids.slice(0, guests.length);
-  await together([
+  await sentAtOnce([
     insertRows(trx, 'guests', records.map((record, k) => ({ id: own[k], ...record })), false),
     filePreparedSearchTerms(trx, search, own),
   ]);
@@ -452,13 +452,13 @@ async function firstConflict(trx: Conn, err: unknown, eventId: number, chunk: Gu
   return undefined;
 }
 
-/** One guest and its answers, atomically; a taken barcode or NFC tag answers the spec's 400. */
-export async function createGuest(db: Conn, eventId: number, guest: GuestInsert): Promise<number> {
-  return db.transaction(async (trx) => {
-    const found = await conflicts(trx, eventId, guest);
-    if (found) throw new ValidationError(found);
-    return (await insertGuests(trx, eventId, [guest]))[0];
-  });
+/**
+ * The spec's 400 for a guest whose barcode or NFC tag another guest of the event holds (the
+ * holder's id with it), or undefined when both are free.
+ */
+export async function codesTaken(db: Conn, eventId: number, guest: GuestInsert): Promise<ValidationError | undefined> {
+  const found = await conflicts(db, eventId, guest);
+  return found && new ValidationError(found);
 }
 
 /**
@@ -468,7 +468,7 @@ export async function createGuest(db: Conn, eventId: number, guest: GuestInsert)
 export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdateFields): Promise<void> {
   const { answers, ...columns } = fields;
   const now = nowIso();
-  await db.transaction(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     const found = await conflicts(trx, guest.event_id, columns, guest.id, 'update');
     if (found) throw new ValidationError(found);
     try {

@@ -5,6 +5,7 @@ import { ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import type { Role } from '../../core/roles';
 import { nowIso, toApiDatetime } from '../../core/time';
+import { writeTransaction } from '../write-transaction';
 
 export interface UserRow {
   id: number;
@@ -72,7 +73,7 @@ export async function insertUser(
  */
 export async function claimFirstRun(db: Db, user: { username: string; password_hash: string }): Promise<number | undefined> {
   try {
-    return await db.transaction(async (trx) => {
+    return await writeTransaction(db, async (trx) => {
       if (await hasAnyUser(trx)) return undefined;
       const [row] = await trx('users').insert({ ...newRecord(), ...user, is_admin: true, first_run_claim: true }).returning('id');
       return row.id as number;
@@ -85,7 +86,7 @@ export async function claimFirstRun(db: Db, user: { username: string; password_h
 
 /** The env-var administrator's password (re)set at start-up; the user's old tokens end with it. */
 export async function setUserPassword(db: Db, id: number, passwordHash: string, isAdmin: boolean): Promise<void> {
-  await db.transaction(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     await trx('users').where({ id }).update({ password_hash: passwordHash, is_admin: isAdmin, modified: nowIso() });
     await trx('tokens').where({ user_id: id }).delete();
   });
@@ -118,7 +119,7 @@ export async function findGroupUser(db: Conn, groupId: number, userId: number): 
  * token of the user: all of them, or all but `keepTokenId` when users change their own.
  */
 export async function updateUser(db: Db, id: number, change: { password_hash?: string; role?: Role }, keepTokenId?: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     await trx('users').where({ id }).update({ ...change, modified: nowIso() });
     if (change.password_hash === undefined) return;
     const tokens = trx('tokens').where({ user_id: id });

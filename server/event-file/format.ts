@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { z } from '../schemas/zod';
 import { MSG } from '../../core/messages';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../http/errors';
 import { GroupRecord } from './tables';
 
 /**

@@ -1,7 +1,7 @@
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
-import { together } from '../../db/write-transaction';
+import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import {
   abandonedImports,
   childrenOf,
@@ -259,12 +259,12 @@ export class EventMerger {
     await this.settle();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     if (this.eventCreated) {
-      await this.db.transaction(async (trx) => {
+      await writeTransaction(this.db, async (trx) => {
         if (!(await revealEvent(trx, this.eventId))) throw new EventFileRejected('the import was interrupted');
         await this.options.withinCommit?.(trx, this.outcome());
       });
     } else {
-      await this.db.transaction(async (trx) => {
+      await writeTransaction(this.db, async (trx) => {
         await this.applyMerge(trx);
         await this.options.withinCommit?.(trx, this.outcome());
       });
@@ -363,7 +363,7 @@ export class EventMerger {
   private async settle(): Promise<void> {
     const writing = this.writing;
     this.writing = [];
-    await together(writing);
+    await sentAtOnce(writing);
   }
 
   private skip(def: TableDef, uid: string): void {

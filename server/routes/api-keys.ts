@@ -1,8 +1,8 @@
 import { deleteApiKey, insertApiKey, listApiKeys, toApiKey } from '../../db/repositories/api-keys';
-import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError } from '../errors';
-import { requireGroup } from '../scope';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError } from '../http/errors';
+import { requireGroup } from '../http/scope';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyParams } from '../schemas/auth';
 import { GroupParams } from '../schemas/groups';
 import { MSG } from '../../core/messages';

@@ -1,12 +1,12 @@
 import { rateLimit } from 'express-rate-limit';
 import { deleteToken, findUserByUsername, insertToken, upgradePasswordHash } from '../../db/repositories/users';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ForbiddenError, ValidationError } from '../errors';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ForbiddenError, ValidationError } from '../http/errors';
 import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
-import { roleAllows } from '../scope';
+import { roleAllows } from '../http/scope';
 import { MSG } from '../../core/messages';
 import { hashHasCurrentCost, hashPassword, hashSecret, newSecret, unmatchableHash, verifyPassword } from '../secrets';
-import { DatabaseLimitStore } from '../login-limit';
+import { DatabaseLimitStore } from '../http/login-limit';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** Set once a username and password were actually tried: only those failures count as guesses. */

@@ -1,16 +1,18 @@
-import { listCheckins, recordScan, retryOnScanUidRace, toCheckin, undoCheckin, type ScanOutcome } from '../../db/repositories/checkins';
+import { listCheckins, toCheckin, undoCheckin } from '../../db/repositories/checkins';
+import type { ScanOutcome } from '../../db/repositories/scans';
 import { eventStats } from '../../db/repositories/stats';
 import { readSnapshot } from '../../db/knex';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { scannerOf } from '../auth';
-import { NotFoundError } from '../errors';
-import { scopedEvent } from '../scope';
-import { scanBatches } from '../scan-batches';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { scannerOf } from '../http/auth';
+import { NotFoundError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
+import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
 import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused } from '../schemas/checkins';
 import { MSG } from '../../core/messages';
 import { SCAN_STATUS, type ScanStatus } from '../../core/scan';
+import { writeTransaction } from '../../db/write-transaction';
 
 /** The HTTP status of each scan answer (DESIGN "Check-in API"). */
 const SCAN_HTTP_STATUS: Record<ScanStatus, number> = {
@@ -30,7 +32,7 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 
 export function checkinsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
-  const scanInBatch = scanBatches(deps.db);
+  const recordScan = scanBatches(deps.db, deps.logger);
 
   route({
     method: 'post',
@@ -47,7 +49,7 @@ export function checkinsRouter(deps: RouteDeps) {
       409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
     // Scope, the remembered answer and the decision in one transaction: nothing read before it
-    // decides anything. Event-door scans that queue behind the writer share one transaction.
+    // decides anything. Scans that queue behind the writer share one (server/services/scan-batches.ts).
     handler: async ({ params, body, caller }) => {
       const input = {
         barcode: body.barcode,
@@ -60,15 +62,7 @@ export function checkinsRouter(deps: RouteDeps) {
         station: body.station,
         scannedBy: scannerOf(caller),
       };
-      const alone = () =>
-        retryOnScanUidRace(() =>
-          deps.db.transaction(async (trx) => {
-            const event = await scopedEvent(trx, caller, params.event_id);
-            return recordScan(trx, event.id, input);
-          }),
-        );
-      if (input.sessionId != null) return toReply(await alone());
-      return toReply(await scanInBatch({ eventId: params.event_id, scope: caller.groups, input }, alone));
+      return toReply(await recordScan({ eventId: params.event_id, scope: caller.groups, input }));
     },
   });
 
@@ -99,7 +93,7 @@ export function checkinsRouter(deps: RouteDeps) {
     params: CheckinParams,
     responses: { 204: 'Undone', 404: json(DetailResponse, `${MSG.checkinNotFound} (unknown or already undone)`) },
     handler: async ({ params, caller }) => {
-      const undone = await deps.db.transaction(async (trx) => {
+      const undone = await writeTransaction(deps.db, async (trx) => {
         const event = await scopedEvent(trx, caller, params.event_id);
         return undoCheckin(trx, event.id, params.checkin_id);
       });

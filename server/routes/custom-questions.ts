@@ -1,8 +1,8 @@
 import { findCustomQuestion, insertCustomQuestion, listCustomQuestions } from '../../db/repositories/custom-questions';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { CustomQuestion, CustomQuestionCreate, CustomQuestionCreated, CustomQuestionListQuery, CustomQuestionParams } from '../schemas/custom-questions';

@@ -1,12 +1,13 @@
 import { duplicateEvent, insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ValidationError } from '../errors';
-import type { Caller } from '../auth';
-import { scopedEvent, scopedGroup } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ValidationError } from '../http/errors';
+import type { Caller } from '../http/auth';
+import { scopedEvent, scopedGroup } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
+import { writeTransaction } from '../../db/write-transaction';
 
 export function eventsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
@@ -87,7 +88,7 @@ export function eventsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const newIds = await deps.db.transaction((trx) => duplicateEvent(trx, event, body.quantity));
+      const newIds = await writeTransaction(deps.db, (trx) => duplicateEvent(trx, event, body.quantity));
       const group = await scopedGroup(deps.db, caller, event.group_id);
       if (group?.email) {
         await deps.mailer.send({

@@ -1,9 +1,9 @@
 import { groupSubtreeIds, insertGroup, listGroups, toGroup, updateGroup } from '../../db/repositories/groups';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ValidationError } from '../errors';
-import type { Caller } from '../auth';
-import { requireGroup, scopedGroup } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ValidationError } from '../http/errors';
+import type { Caller } from '../http/auth';
+import { requireGroup, scopedGroup } from '../http/scope';
 import { IdResponse } from '../schemas/fields';
 import { Group, GroupCreate, GroupListQuery, GroupParams, GroupUpdate } from '../schemas/groups';
 import { MSG } from '../../core/messages';

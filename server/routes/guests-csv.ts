@@ -20,10 +20,10 @@ import {
 } from '../../db/repositories/guests-csv';
 import { GUEST_TEXT_FIELDS, type GuestBatch, type GuestInsert } from '../../db/repositories/guests';
 import { toApiDatetime } from '../../core/time';
-import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../route';
+import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../http/route';
 import { DomainError } from '../../core/errors';
-import { HttpError, NotFoundError, ValidationError, type FieldErrors } from '../errors';
-import { scopedEvent } from '../scope';
+import { HttpError, NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { GuestCreate, checkAnswers } from '../schemas/guests';

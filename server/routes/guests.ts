@@ -1,14 +1,14 @@
 import { readSnapshot, type Conn } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import { createGuest, findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import { findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import type { AnswerInput } from '../../core/answers';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { nowIso, toApiDatetime } from '../../core/time';
-import { envelope, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError, type FieldErrors } from '../errors';
-import { guestCreates } from '../guest-creates';
-import { scopedEvent } from '../scope';
+import { envelope, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
+import { guestCreates } from '../services/guest-creates';
+import { scopedEvent } from '../http/scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { answerQuestionIds, checkAnswers, Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
@@ -47,7 +47,7 @@ function textColumns(body: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], st
 export function guestsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   const guestNotFound = () => new NotFoundError(MSG.guestNotFound, 'details');
-  const createInBatch = guestCreates(deps.db);
+  const createGuest = guestCreates(deps.db, deps.logger);
 
   route({
     method: 'post',
@@ -58,8 +58,8 @@ export function guestsRouter(deps: RouteDeps) {
     params: EventParams,
     body: GuestCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
-    // Requests that queue behind the writer are added together (server/guest-creates.ts);
-    // one that fails a check there is answered by this single path, exactly as the spec says.
+    // Scope, checks and the insert in one transaction, shared by the requests that queue behind
+    // the writer (server/services/guest-creates.ts).
     handler: async ({ params, body, caller }) => {
       const guest: GuestInsert = {
         registration_type_id: body.registration_type,
@@ -72,12 +72,7 @@ export function guestsRouter(deps: RouteDeps) {
         attention: body.attention ?? false,
         notes: body.notes ?? null,
       };
-      const alone = async () => {
-        const event = await scopedEvent(deps.db, caller, params.event_id);
-        const answers = await checkRelations(deps.db, event.id, body);
-        return createGuest(deps.db, event.id, { ...guest, answers });
-      };
-      const id = await createInBatch({ eventId: params.event_id, scope: caller.groups, guest, customQuestions: body.custom_questions }, alone);
+      const id = await createGuest({ eventId: params.event_id, scope: caller.groups, guest, customQuestions: body.custom_questions });
       return { status: 201, body: { id } };
     },
   });

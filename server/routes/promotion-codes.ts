@@ -7,10 +7,10 @@ import {
   updatePromotionCode,
 } from '../../db/repositories/promotion-codes';
 import type { EventRow } from '../../db/repositories/events';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import {
@@ -23,6 +23,7 @@ import {
   type PromotionCodeRules,
 } from '../schemas/promotion-codes';
 import { MSG } from '../../core/messages';
+import { writeTransaction } from '../../db/write-transaction';
 
 const notFound = { description: MSG.promotionCodeNotFound, content: { 'application/json': { schema: DetailResponse } } };
 
@@ -52,7 +53,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       const { registration_types: registrationTypes, ...fields } = body;
       checkRules({ ...fields, used: 0 });
-      const id = await deps.db.transaction((trx) => insertPromotionCode(trx, event.id, fields, registrationTypes));
+      const id = await writeTransaction(deps.db, (trx) => insertPromotionCode(trx, event.id, fields, registrationTypes));
       return { status: 201, body: { id } };
     },
   });
@@ -105,7 +106,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
         starts: fields.starts === undefined ? code.starts : fields.starts,
         ends: fields.ends === undefined ? code.ends : fields.ends,
       });
-      await deps.db.transaction((trx) => updatePromotionCode(trx, event.id, code.id, fields, registrationTypes));
+      await writeTransaction(deps.db, (trx) => updatePromotionCode(trx, event.id, code.id, fields, registrationTypes));
       return { status: 200, body: { id: code.id } };
     },
   });

@@ -1,8 +1,8 @@
 import { findRegistrationType, insertRegistrationType, listRegistrationTypes, toRegistrationType } from '../../db/repositories/registration-types';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { RegistrationType, RegistrationTypeCreate, RegistrationTypeListQuery, RegistrationTypeParams } from '../schemas/registration-types';

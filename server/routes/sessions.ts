@@ -17,10 +17,10 @@ import { findTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
 import type { Trx } from '../../db/knex';
-import { envelope, envelopeSchema, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import {
@@ -37,6 +37,7 @@ import {
   SessionUpdate,
 } from '../schemas/sessions';
 import { MSG } from '../../core/messages';
+import { writeTransaction } from '../../db/write-transaction';
 
 const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);
@@ -67,7 +68,7 @@ export function sessionsRouter(deps: RouteDeps) {
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       const { tags, ...fields } = body;
-      const id = await deps.db.transaction(async (trx) => {
+      const id = await writeTransaction(deps.db, async (trx) => {
         await requireEventTrack(trx, event, fields.track_id);
         return insertSession(trx, event.id, fields, tags);
       });
@@ -119,7 +120,7 @@ export function sessionsRouter(deps: RouteDeps) {
       const { tags, capacity, ...fields } = body;
       if (capacity !== undefined && capacity !== session.capacity) throw ValidationError.field('capacity', MSG.capacityCreateOnly);
       if ((fields.starts ?? session.starts) > (fields.ends ?? session.ends)) throw ValidationError.field('starts', MSG.sessionDatesOrder);
-      await deps.db.transaction(async (trx) => {
+      await writeTransaction(deps.db, async (trx) => {
         await requireEventTrack(trx, event, fields.track_id);
         await updateSession(trx, session.id, fields, tags);
       });
@@ -178,12 +179,12 @@ export function sessionsRouter(deps: RouteDeps) {
       const session = await requireSession(event, params.session_id);
       const reply = (status: string) => ({ status: 200, body: { guest_id: String(guestId), status, session_id: String(session.id) } });
       if (!body.attend) {
-        await deps.db.transaction((trx) => unregisterGuestFromSession(trx, session.id, guestId));
+        await writeTransaction(deps.db, (trx) => unregisterGuestFromSession(trx, session.id, guestId));
         return reply(SESSION_REGISTRATION_STATUS.unregistered);
       }
       // The seat count locks the session row; a scan holding the guest's row can meet it in a
       // deadlock on PostgreSQL, and one of the two is then simply run again.
-      const outcome = await withRetries(() => deps.db.transaction((trx) => registerGuestInSession(trx, session, guestId)));
+      const outcome = await withRetries(() => writeTransaction(deps.db, (trx) => registerGuestInSession(trx, session, guestId)));
       if (outcome === REGISTRATION_OUTCOME.full) throw new ValidationError({ details: MSG.sessionFull });
       return reply(SESSION_REGISTRATION_STATUS.registered);
     },

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { claimFirstRun, hasAnyUser } from '../../db/repositories/users';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ConflictError, ForbiddenError } from '../errors';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ConflictError, ForbiddenError } from '../http/errors';
 import { isLoopbackHost } from '../lan';
 import { AuthResponse } from '../schemas/auth';
 import { SetupRequest, SetupState } from '../schemas/setup';

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { resourceRouter, type RouteDeps } from '../route';
-import { ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
 import { SyncChangesQuery, SyncCreate, SyncCreated, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
-import { envelopeSchema } from '../pagination';
+import { envelopeSchema } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';

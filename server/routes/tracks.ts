@@ -1,13 +1,14 @@
 import { deleteTrack, findTrack, insertTrack, listTracks, toTrack, updateTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
-import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError, ValidationError } from '../errors';
-import { scopedEvent } from '../scope';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError, ValidationError } from '../http/errors';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { Track, TrackCreate, TrackParams, TrackUpdate } from '../schemas/tracks';
 import { MSG } from '../../core/messages';
+import { writeTransaction } from '../../db/write-transaction';
 
 const notFound = { description: MSG.trackNotFound, content: { 'application/json': { schema: DetailResponse } } };
 
@@ -95,7 +96,7 @@ export function tracksRouter(deps: RouteDeps) {
     responses: { 204: 'Deleted', 404: notFound },
     handler: async ({ params, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const deleted = await deps.db.transaction((trx) => deleteTrack(trx, event.id, params.track_id));
+      const deleted = await writeTransaction(deps.db, (trx) => deleteTrack(trx, event.id, params.track_id));
       if (!deleted) throw new NotFoundError(MSG.trackNotFound);
       return { status: 204 };
     },

@@ -1,8 +1,8 @@
 import { deleteGroupUser, findGroupUser, insertUser, listGroupUsers, toUser, updateUser } from '../../db/repositories/users';
-import { envelope, envelopeSchema, ListQuery, pageRequest } from '../pagination';
-import { resourceRouter, type RouteDeps } from '../route';
-import { NotFoundError } from '../errors';
-import { requireGroup } from '../scope';
+import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
+import { resourceRouter, type RouteDeps } from '../http/route';
+import { NotFoundError } from '../http/errors';
+import { requireGroup } from '../http/scope';
 import { GroupParams } from '../schemas/groups';
 import { User, UserCreate, UserParams, UserSaved, UserUpdate } from '../schemas/users';
 import { MSG } from '../../core/messages';

@@ -1,7 +1,7 @@
 import { z } from './zod';
 import { boolean, choice, codeText, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
 import { MSG } from '../../core/messages';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
 
 export { CHECKIN_DIRECTIONS, SCAN_STATUS, type CheckinDirection } from '../../core/scan';

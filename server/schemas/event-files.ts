@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { integer } from './fields';
-import { timestampParam } from '../pagination';
+import { timestampParam } from '../http/pagination';
 
 export const EventFileImportQuery = z.object({
   group_id: integer()

@@ -1,7 +1,7 @@
 import { z } from './zod';
 import { choice, datetime, integer, pathId, requiredText } from './fields';
 import { MSG, TIMEZONES } from '../../core/messages';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 
 const timezone = choice(TIMEZONES, MSG.invalidTimezone);
 

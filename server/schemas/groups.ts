@@ -1,7 +1,7 @@
 import { z } from './zod';
 import { choice, integer, optionalEmail, optionalText, pathId, requiredText } from './fields';
 import { GROUP_TYPES, MSG } from '../../core/messages';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 
 const parentId = z
   .preprocess(

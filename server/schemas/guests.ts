@@ -1,8 +1,8 @@
 import { z } from './zod';
 import { boolean, canonicalText, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
 import { MSG } from '../../core/messages';
-import { ListQuery } from '../pagination';
-import type { FieldErrors } from '../errors';
+import { ListQuery } from '../http/pagination';
+import type { FieldErrors } from '../http/errors';
 import type { AnswerInput, QuestionForAnswers } from '../../core/answers';
 
 /**

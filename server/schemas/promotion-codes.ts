@@ -2,7 +2,7 @@ import { z } from './zod';
 import { boolean, choice, datetime, integer, nonNegativeInteger, number, pathId, requiredText } from './fields';
 import { MSG } from '../../core/messages';
 import { EventParams } from './events';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 
 export const DISCOUNT_TYPES = ['flat', 'percent'] as const;
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];

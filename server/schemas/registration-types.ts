@@ -1,7 +1,7 @@
 import { z } from './zod';
 import { boolean, choice, datetime, integer, number, pathId, requiredBlankableText, requiredText } from './fields';
 import { MSG, REGISTRATION_TYPE_KINDS } from '../../core/messages';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 
 /** A path id of a child record; anything else becomes 0, which matches no record. */
 const recordId = z.string().transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0));

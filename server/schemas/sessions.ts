@@ -2,7 +2,7 @@ import { z } from './zod';
 import { boolean, datetime, integer, nonNegativeInteger, pathId, requiredText } from './fields';
 import { MSG } from '../../core/messages';
 import { EventParams } from './events';
-import { ListQuery } from '../pagination';
+import { ListQuery } from '../http/pagination';
 
 export const DEFAULT_SESSION_CAPACITY = 10000;
 export const MAX_SESSION_TAGS = 50;

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { integer, requiredText } from './fields';
-import { timestampParam } from '../pagination';
+import { timestampParam } from '../http/pagination';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
 import { FINDINGS_KEPT } from '../../core/sync-limits';

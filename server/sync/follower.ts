@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
+import { writeTransaction } from '../../db/write-transaction';
 import { findEvent, type EventRow } from '../../db/repositories/events';
 import { deltaStart, isFollowed, listSyncs, markFailed, markPulled, markPushed, recordFindings, type SyncRow } from '../../db/repositories/sync';
 import { DomainError } from '../../core/errors';
@@ -198,7 +199,7 @@ export class SyncFollower {
       const counts = await writeEventChanges(this.reader, event, file, since);
       // The event record always travels; it is a change of its own only when edited here since.
       const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file);
-      await this.db.transaction(async (trx) => {
+      await writeTransaction(this.db, async (trx) => {
         if (found) await recordFindings(trx, event.id, found);
         await markPushed(trx, sync, snapshot);
       });

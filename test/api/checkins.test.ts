@@ -5,7 +5,9 @@ import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
-import { listCheckins, recordEventDoorScans, type BatchScan } from '../../db/repositories/checkins';
+import { listCheckins } from '../../db/repositories/checkins';
+import { recordScans, type ScanRequest } from '../../db/repositories/scans';
+import { writeTransaction } from '../../db/write-transaction';
 import { TEST_PG } from '../helpers/database';
 
 const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -160,12 +162,12 @@ describe('check-ins', () => {
       const statements: { sql: string; bindings: readonly (string | number)[] }[] = [];
       const listen = (q: { sql: string; bindings: readonly (string | number)[] }) => statements.push(q);
       server.db.on('query', listen);
-      const batch: BatchScan[] = [
+      const batch: ScanRequest[] = [
         { barcode: byBarcode.barcode },
         { nfcTag: 'NFC-BATCH-1' },
         { guestId: byId.id },
       ].map((code) => ({ eventId, scope: null, input: { ...code, direction: 'in', station: 'Door M', uid: `mixed-${code.barcode ?? code.nfcTag ?? code.guestId}` } }));
-      const answers = await server.db.transaction((trx) => recordEventDoorScans(trx, batch)).finally(() => server.db.off('query', listen));
+      const answers = await writeTransaction(server.db, (trx) => recordScans(trx, batch)).finally(() => server.db.off('query', listen));
       assert.deepEqual(
         answers.map((a) => ('status' in a ? [a.status, a.body.guest_id] : a)),
         [byBarcode, byTag, byId].map((g) => ['checked_in', g.id]),
@@ -182,12 +184,12 @@ describe('check-ins', () => {
 
     it('admits a guest named twice in one batch, by barcode and by id, once', async () => {
       const guest = await newGuest();
-      const batch: BatchScan[] = [{ barcode: guest.barcode }, { guestId: guest.id }].map((code, k) => ({
+      const batch: ScanRequest[] = [{ barcode: guest.barcode }, { guestId: guest.id }].map((code, k) => ({
         eventId,
         scope: null,
         input: { ...code, direction: 'in', station: 'Door T', uid: `twice-${guest.id}-${k}` },
       }));
-      const answers = await server.db.transaction((trx) => recordEventDoorScans(trx, batch));
+      const answers = await writeTransaction(server.db, (trx) => recordScans(trx, batch));
       assert.deepEqual(
         answers.map((a) => ('status' in a ? a.status : a)),
         ['checked_in', 'already_checked_in'],
@@ -203,8 +205,8 @@ describe('check-ins', () => {
       server.db.on('query', listen);
       try {
         // Scanned again: the batch looks up where the guest came in, for the refusal.
-        const batch: BatchScan[] = [{ eventId, scope: null, input: { barcode: guest.barcode, direction: 'in', uid: `standing-${guest.id}` } }];
-        const [answer] = await server.db.transaction((trx) => recordEventDoorScans(trx, batch));
+        const batch: ScanRequest[] = [{ eventId, scope: null, input: { barcode: guest.barcode, direction: 'in', uid: `standing-${guest.id}` } }];
+        const [answer] = await writeTransaction(server.db, (trx) => recordScans(trx, batch));
         assert.ok('status' in answer && answer.status === 'already_checked_in' && answer.body.checked_in_station === 'Door S');
         // And the guest's scans as GET /events/:id/checkins?guest_id= lists them.
         assert.equal((await listCheckins(server.db, eventId, { guestId: guest.id }, { limit: 10, offset: 0 })).count, 1);

@@ -4,7 +4,7 @@ import { MSG } from '../../core/messages';
 import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 import { insertGuests } from '../../db/repositories/guests';
-import { ValidationError } from '../../server/errors';
+import { ValidationError } from '../../server/http/errors';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
 import { insertApiKey } from '../../db/repositories/api-keys';
 import { insertGroup } from '../../db/repositories/groups';
-import { AUTH_CACHE_MAX, AUTH_CACHE_MS, Authenticator } from '../../server/auth';
+import { AUTH_CACHE_MAX, AUTH_CACHE_MS, Authenticator } from '../../server/http/auth';
 import { hashSecret, newSecret } from '../../server/secrets';
 
 describe('Authenticator cache', () => {

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createDb, type Db } from '../../db/knex';
-import { ALONE, groupCommit, type Decision } from '../../server/group-commit';
+import pino from 'pino';
+import { createDb, migrateLatest, type Db } from '../../db/knex';
+import { groupCommit } from '../../server/services/group-commit';
 
 /** A batch that waits at the gate until `open`; `reached` resolves once it is waiting there. */
 function gate() {
@@ -19,9 +20,14 @@ describe('groupCommit', () => {
   let dir: string;
   let db: Db;
 
-  before(() => {
+  /** The log lines groupCommit writes, as objects. */
+  const logged: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+
+  before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-group-commit-'));
     db = createDb(path.join(dir, 'db.sqlite'));
+    await migrateLatest(db);
   });
   after(async () => {
     await db?.destroy();
@@ -39,13 +45,12 @@ describe('groupCommit', () => {
       batches.push(items);
       if (batches.length === 1) await first.wait();
       return items.map((item) => item.toUpperCase());
-    });
-    const alone = () => Promise.reject(new Error('no item here runs alone'));
+    }, { name: 'letters', logger });
 
-    const a = submit('a', alone);
+    const a = submit('a');
     await first.reached;
     // These wait behind the writer, held by the first batch.
-    const waiting = [submit('b', alone), submit('c', alone)];
+    const waiting = [submit('b'), submit('c')];
     assert.deepEqual(batches, [['a']]);
     first.open();
 
@@ -54,62 +59,52 @@ describe('groupCommit', () => {
     assert.deepEqual(await Promise.all(waiting), ['B', 'C']);
   });
 
-  it('answers a batch while an item it left alone is still running', async () => {
+  it('answers each item of a batch, a refusal too, and a lone item as a batch of one', async () => {
     const held = gate();
-    const lone = gate();
-    const submit = groupCommit<string, string>(db, async (_trx, items): Promise<Decision<string>[]> => {
+    const batches: string[][] = [];
+    const submit = groupCommit<string, string>(db, async (_trx, items) => {
+      batches.push(items);
       if (items[0] === 'hold') await held.wait();
-      return items.map((item) => (item === 'slow' ? ALONE : item.toUpperCase()));
-    });
-    const hold = submit('hold', () => Promise.reject(new Error('not alone')));
-    await held.reached;
-    const slow = submit('slow', async () => {
-      await lone.wait();
-      return 'slow alone';
-    });
-    const fast = submit('fast', () => Promise.reject(new Error('not alone')));
-    held.open();
-    assert.equal(await hold, 'HOLD');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise((resolve) => (timer = setTimeout(resolve, 2000, 'still waiting')));
-    assert.equal(await Promise.race([fast, timeout]), 'FAST', 'answered before the item left alone ends');
-    clearTimeout(timer);
-    await lone.reached;
-    lone.open();
-    assert.equal(await slow, 'slow alone');
-  });
-
-  it('answers refusals, runs what it leaves alone after the batch, and runs a failed batch one by one', async () => {
-    const steps: string[] = [];
-    let held = gate();
-    const submit = groupCommit<string, string>(db, async (_trx, items): Promise<Decision<string>[]> => {
-      steps.push(`batch ${items.join(',')}`);
-      if (items[0] === 'hold') await held.wait();
-      if (items.includes('boom')) throw new Error('the batch fails');
-      return items.map((item) => (item === 'bad' ? new Error('refused') : item === 'clash' ? ALONE : item.toUpperCase()));
-    });
-    const alone = (item: string) => async () => {
-      steps.push(`alone ${item}`);
-      return `${item} alone`;
-    };
+      return items.map((item) => (item === 'bad' ? new Error('refused') : item.toUpperCase()));
+    }, { name: 'letters', logger });
     const answerOf = (a: PromiseSettledResult<string>) => (a.status === 'fulfilled' ? a.value : (a.reason as Error).message);
 
-    const hold = submit('hold', alone('hold'));
+    assert.equal(await submit('lone'), 'LONE');
+    const hold = submit('hold');
     await held.reached;
-    const decided = Promise.allSettled([submit('x', alone('x')), submit('bad', alone('bad')), submit('clash', alone('clash'))]);
+    const decided = Promise.allSettled([submit('x'), submit('bad'), submit('y')]);
     held.open();
     assert.equal(await hold, 'HOLD');
-    assert.deepEqual((await decided).map(answerOf), ['X', 'refused', 'clash alone']);
-    assert.deepEqual(steps, ['batch hold', 'batch x,bad,clash', 'alone clash']);
+    assert.deepEqual((await decided).map(answerOf), ['X', 'refused', 'Y']);
+    assert.deepEqual(batches, [['lone'], ['hold'], ['x', 'bad', 'y']]);
+  });
 
-    steps.length = 0;
-    held = gate();
-    const holdAgain = submit('hold', alone('hold'));
+  it('logs why a batch failed, writes nothing of it, then runs its items one by one', async () => {
+    const held = gate();
+    const batches: string[][] = [];
+    logged.length = 0;
+    const submit = groupCommit<string, number>(db, async (trx, items) => {
+      batches.push(items);
+      if (items[0] === 'hold') await held.wait();
+      const ids = await Promise.all(items.map(async (name) => (await trx('groups').insert({ uid: `${name}-${batches.length}`, name, created: '2026-11-26T10:00:00.000Z', modified: '2026-11-26T10:00:00.000Z' }).returning('id'))[0].id as number));
+      if (items.length > 1 && items.includes('boom')) throw new Error('the batch fails');
+      if (items[0] === 'boom') throw new Error('boom alone fails too');
+      return ids;
+    }, { name: 'groups', logger });
+
+    const hold = submit('hold');
     await held.reached;
-    const failed = Promise.all([submit('boom', alone('boom')), submit('fine', alone('fine'))]);
+    const failed = Promise.allSettled([submit('boom'), submit('fine')]);
     held.open();
-    assert.equal(await holdAgain, 'HOLD');
-    assert.deepEqual(await failed, ['boom alone', 'fine alone']);
-    assert.deepEqual(steps, ['batch hold', 'batch boom,fine', 'alone boom', 'alone fine']);
+    await hold;
+    const [boom, fine] = await failed;
+    assert.equal(boom.status === 'rejected' && (boom.reason as Error).message, 'boom alone fails too');
+    assert.equal(fine.status, 'fulfilled');
+    assert.deepEqual(batches, [['hold'], ['boom', 'fine'], ['boom'], ['fine']]);
+    assert.deepEqual((await db('groups').whereIn('name', ['boom', 'fine']).select('name', 'uid')).map((g) => `${g.name} ${g.uid}`), ['fine fine-4']);
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0].batch, 'groups');
+    assert.equal(logged[0].items, 2);
+    assert.equal((logged[0].err as { message: string }).message, 'the batch fails');
   });
 });

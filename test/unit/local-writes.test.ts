@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalWrites } from '../../server/local-writes';
+import { LocalWrites } from '../../server/services/local-writes';
 
 describe('LocalWrites.doorActive', () => {
   it('is false until a request writes, true for ten seconds after, then false again', () => {

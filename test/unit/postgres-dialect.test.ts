@@ -28,7 +28,7 @@ describe('the database setting', () => {
     try {
       assert.equal(dialectOf(db).name, 'postgres');
       assert.equal(db.client.config.pool.max, 3);
-      // Statements sent together go out pipelined (db/write-transaction's `together`).
+      // Statements sent together go out pipelined (db/write-transaction's `sentAtOnce`).
       assert.equal(db.client.config.connection.pipeline, true);
     } finally {
       await db.destroy();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from '../../server/schemas/zod';
-import { replyDrift } from '../../server/reply-check';
+import { replyDrift } from '../../server/http/reply-check';
 import { loadConfig } from '../../server/config';
 
 const Guest = z.object({ id: z.number().int(), name: z.string(), notes: z.string().nullable().optional() });

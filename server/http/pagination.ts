@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { z } from './schemas/zod';
-import { MSG } from '../core/messages';
-import type { PageRequest } from '../core/paging';
+import { z } from '../schemas/zod';
+import { MSG } from '../../core/messages';
+import type { PageRequest } from '../../core/paging';
 
-export type { PageRequest } from '../core/paging';
+export type { PageRequest } from '../../core/paging';
 
 export const DEFAULT_PAGE_SIZE = 250;
 export const MAX_PAGE_SIZE = 1000;

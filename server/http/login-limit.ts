@@ -1,6 +1,6 @@
 import type { Options, Store, IncrementResponse } from 'express-rate-limit';
-import type { Db } from '../db/knex';
-import { countLoginAttempt, deleteExpiredLoginAttempts, forgetLoginAttempts, uncountLoginAttempt } from '../db/repositories/login-attempts';
+import type { Db } from '../../db/knex';
+import { countLoginAttempt, deleteExpiredLoginAttempts, forgetLoginAttempts, uncountLoginAttempt } from '../../db/repositories/login-attempts';
 
 /**
  * The login limiter's counts, kept in the database rather than in this process, so several

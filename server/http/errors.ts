@@ -1,6 +1,6 @@
-import { MSG } from '../core/messages';
+import { MSG } from '../../core/messages';
 
-export { ConflictError, NotFoundError, ValidationError, type FieldErrors } from '../core/errors';
+export { ConflictError, NotFoundError, ValidationError, type FieldErrors } from '../../core/errors';
 
 /** An error of the HTTP layer itself (no token, body too large, ...) with its fixed status and exact body. */
 export class HttpError extends Error {

@@ -1,36 +1,34 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import type { Logger } from 'pino';
-import type { Db } from '../db/knex';
-import type { Config } from './config';
+import type { Db } from '../../db/knex';
+import type { Config } from '../config';
 import { Authenticator } from './auth';
-import { Mailer } from './mailer';
+import { Mailer } from '../services/mailer';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { apiDocsRouter } from './api-docs';
 import { deferBodyErrors, type RouteDeps } from './route';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
-import type { MessageClasses } from './lan';
-import { apiKeysRouter } from './routes/api-keys';
-import { authRouter } from './routes/auth';
-import { checkinsRouter } from './routes/checkins';
-import { eventFilesRouter } from './routes/event-files';
-import { guestsCsvRouter } from './routes/guests-csv';
-import { eventsRouter } from './routes/events';
-import { groupsRouter } from './routes/groups';
-import { guestsRouter } from './routes/guests';
-import { customQuestionsRouter } from './routes/custom-questions';
-import { registrationTypesRouter } from './routes/registration-types';
-import { promotionCodesRouter } from './routes/promotion-codes';
-import { sessionsRouter } from './routes/sessions';
-import { tracksRouter } from './routes/tracks';
-import { setupRouter } from './routes/setup';
-import { usersRouter } from './routes/users';
-import { syncRouter } from './routes/sync';
-import { LocalWrites } from './local-writes';
+import { apiKeysRouter } from '../routes/api-keys';
+import { authRouter } from '../routes/auth';
+import { checkinsRouter } from '../routes/checkins';
+import { eventFilesRouter } from '../routes/event-files';
+import { guestsCsvRouter } from '../routes/guests-csv';
+import { eventsRouter } from '../routes/events';
+import { groupsRouter } from '../routes/groups';
+import { guestsRouter } from '../routes/guests';
+import { customQuestionsRouter } from '../routes/custom-questions';
+import { registrationTypesRouter } from '../routes/registration-types';
+import { promotionCodesRouter } from '../routes/promotion-codes';
+import { sessionsRouter } from '../routes/sessions';
+import { tracksRouter } from '../routes/tracks';
+import { setupRouter } from '../routes/setup';
+import { usersRouter } from '../routes/users';
+import { syncRouter } from '../routes/sync';
+import { LocalWrites } from '../services/local-writes';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -42,28 +40,6 @@ const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRo
 export const API_PREFIX = '/api/v1';
 
 const JSON_LIMIT = '1mb';
-
-
-// Node's own are plain functions (20, 22). Were they `class`es, calling them would throw, so the
-// servers keep Node's (Reflect.construct works with both but promoted 207 kB a collection, not 56).
-const CALLABLE = [http.IncomingMessage, http.ServerResponse].every((constructor) => !Function.prototype.toString.call(constructor).startsWith('class'));
-
-/**
- * Requests made with `app`'s prototypes from the start: Express's own Object.setPrototypeOf on
- * each gave it a shape V8 promoted with all it touched (README "Object shapes"); now a no-op.
- */
-function messageClassesOf(app: express.Express): MessageClasses {
-  if (!CALLABLE) return {};
-  function AppRequest(this: http.IncomingMessage, socket: ConstructorParameters<typeof http.IncomingMessage>[0]) {
-    http.IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: http.ServerResponse, req: http.IncomingMessage, options?: unknown) {
-    (http.ServerResponse as unknown as (this: http.ServerResponse, ...args: unknown[]) => void).call(this, req, options);
-  }
-  AppResponse.prototype = app.response;
-  return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
-}
 
 export interface AppOptions {
   db: Db;
@@ -81,7 +57,7 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites() };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger };
 
   const app = express();
   app.disable('x-powered-by');
@@ -116,5 +92,5 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   }
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, deps, listener: withSecurityHeaders(app), messageClasses: messageClassesOf(app) };
+  return { app, deps, listener: withSecurityHeaders(app) };
 }

@@ -1,16 +1,17 @@
+import type { Logger } from 'pino';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import { poolSize, type Db } from '../db/knex';
-import type { Config } from './config';
+import { poolSize, type Db } from '../../db/knex';
+import type { Config } from '../config';
 import type { Authenticator, Caller } from './auth';
-import type { Mailer } from './mailer';
+import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
-import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
-import type { LocalWrites } from './local-writes';
-import { MSG } from '../core/messages';
-import { isLostConnection } from '../db/errors';
+import { DetailResponse, FieldErrorsResponse } from '../schemas/fields';
+import type { LocalWrites } from '../services/local-writes';
+import { MSG } from '../../core/messages';
+import { isLostConnection } from '../../db/errors';
 import { replyDrift } from './reply-check';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
@@ -25,6 +26,8 @@ export interface RouteDeps {
   mailer: Mailer;
   /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
   localWrites: LocalWrites;
+  /** The server's log: what a request's error line does not tell (a failed batch's reason). */
+  logger: Logger;
 }
 
 export interface Reply {

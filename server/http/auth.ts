@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Db } from '../db/knex';
-import { findApiKeyGroup } from '../db/repositories/api-keys';
-import { groupSubtreeIds, type GroupScope } from '../db/repositories/groups';
-import { findTokenOwner } from '../db/repositories/users';
-import type { Role } from '../core/roles';
-import { nowIso } from '../core/time';
+import type { Db } from '../../db/knex';
+import { findApiKeyGroup } from '../../db/repositories/api-keys';
+import { groupSubtreeIds, type GroupScope } from '../../db/repositories/groups';
+import { findTokenOwner } from '../../db/repositories/users';
+import type { Role } from '../../core/roles';
+import { nowIso } from '../../core/time';
 import { UnauthorizedError } from './errors';
-import { hashSecret } from './secrets';
+import { hashSecret } from '../secrets';
 
 /** Who is asking, what they may do, and which groups they may see (`null`: all of them). */
 export interface Caller {

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ConflictError, DomainError, NotFoundError, ValidationError } from '../core/errors';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
 import { HttpError } from './errors';
-import { MSG } from '../core/messages';
-import { classifyDbError } from '../db/errors';
+import { MSG } from '../../core/messages';
+import { classifyDbError } from '../../db/errors';
 import { requestLog } from './request-log';
 
 interface BodyParserError {

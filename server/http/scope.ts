@@ -1,10 +1,10 @@
-import type { Conn } from '../db/knex';
-import { checkinScanner } from '../db/repositories/checkin-scanners';
-import { findEvent, type EventRow } from '../db/repositories/events';
-import { findGroup, type GroupRow } from '../db/repositories/groups';
+import type { Conn } from '../../db/knex';
+import { checkinScanner } from '../../db/repositories/checkin-scanners';
+import { findEvent, type EventRow } from '../../db/repositories/events';
+import { findGroup, type GroupRow } from '../../db/repositories/groups';
 import { scannerOf, type Caller } from './auth';
 import { ForbiddenError, NotFoundError } from './errors';
-import { MSG } from '../core/messages';
+import { MSG } from '../../core/messages';
 
 /**
  * Scope and role in one place: every read or write of a group, an event or anything under an

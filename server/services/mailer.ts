@@ -1,7 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Db } from '../db/knex';
-import { claimEmail, enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../db/repositories/outbox';
+import type { Db } from '../../db/knex';
+import { claimEmail, enqueueEmail, listUnsentEmails, markEmailFailed, markEmailSent } from '../../db/repositories/outbox';
 
 // Longer than any SMTP exchange takes; a claim left by a dead process is retried after it.
 const CLAIM_MS = 5 * 60 * 1000;
