@@ -127,7 +127,7 @@ const SECTIONS: Section[] = [
   {
     name: 'badges',
     async run(ctx) {
-      const badges = await benchBadges({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned }, ctx.log);
+      const badges = await benchBadges({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
       ctx.scanned += badges.scanned;
       return badges.metrics;
     },
