@@ -73,6 +73,12 @@ function layoutOf(size: BadgeSize): Layout {
 
 type Doc = InstanceType<typeof PDFDocument>;
 
+/**
+ * A parsed fontkit font as PDFKit takes it (PDFKit 0.20 accepts one wherever a font file goes;
+ * @types/pdfkit still lists only files and bytes).
+ */
+const asFontSource = (font: ReturnType<typeof loadFont>) => font as unknown as PDFKit.Mixins.PDFFontSource;
+
 // Arabic is shaped (joining forms, the required lam-alef) without the optional ligatures
 // (the Allah ligature, contextual alternates): with them a PDF reader gives the name back
 // with its words reordered, so a search in the PDF or a copied name would fail.
@@ -82,7 +88,7 @@ const ARABIC_FEATURES = { liga: false, dlig: false, calt: false } as unknown as 
 function useFont(doc: Doc, used: Set<string>, family: FontFamily, weight: FontWeight): void {
   const name = fontName(family, weight);
   if (!used.has(name)) {
-    doc.registerFont(name, loadFont(family, weight) as never);
+    doc.registerFont(name, asFontSource(loadFont(family, weight)));
     used.add(name);
   }
   doc.font(name);
@@ -192,7 +198,10 @@ export interface BadgeDocument {
 
 /** A streaming PDF of badges of one size: pipe `doc` somewhere, `add` each guest, then `doc.end()`. */
 export function badgeDocument(size: BadgeSize, title: string): BadgeDocument {
-  const doc = new PDFDocument({ size: [...BADGE_PAGE_POINTS[size]], margin: 0, autoFirstPage: false, font: loadFont('latin', 'bold') as never, info: { Title: title, Creator: 'Doorlist' } });
+  // The starting font is one badges use: PDFKit's default (Helvetica) would be read from its
+  // metrics file for every document, a few milliseconds each, and never drawn with.
+  const font = asFontSource(loadFont('latin', 'bold')) as unknown as string;
+  const doc = new PDFDocument({ size: [...BADGE_PAGE_POINTS[size]], margin: 0, autoFirstPage: false, font, info: { Title: title, Creator: 'Doorlist' } });
   const layout = layoutOf(size);
   const used = new Set<string>();
   const [width] = BADGE_PAGE_POINTS[size];
