@@ -80,3 +80,50 @@ test.describe('badges at the door', () => {
     await expect(page.getByTestId('notice')).toHaveText('2 badges for Edsger Dijkstra sent to the printer.');
   });
 });
+
+test.describe('badges in the console', () => {
+  test('sets the label size, prints everyone not yet printed in one PDF, and shows a guest\'s reprints', async ({ page }) => {
+    await page.goto(`${server.url}/`);
+    await page.evaluate((token) => localStorage.setItem('doorlist.token', token), server.adminToken);
+    // Signed in from the start: the page reads its token when it loads.
+    await page.goto(`${server.url}/#/console/events/${seed.eventId}/badges`);
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'Badges' })).toBeVisible();
+    await page.getByLabel('Label size').selectOption('62x100mm');
+    await expect(page.getByRole('status')).toHaveText('Badges print on 62 × 100 mm label roll.');
+    expect((await server.must<{ size: string }>(200, 'GET', `/events/${seed.eventId}/badge_layout`)).size).toBe('62x100mm');
+
+    const printed = async () => (await server.must<{ results: { guest_id: number }[] }>(200, 'GET', `/events/${seed.eventId}/badge_prints?page_size=100`)).results;
+    const earlier = await printed();
+    const before = new Set(earlier.map((p) => p.guest_id));
+    const sheet = page.waitForResponse((res) => res.url().endsWith(`/events/${seed.eventId}/badges.pdf`) && res.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Print everyone not yet printed' }).click();
+    const res = await sheet;
+    expect(res.status()).toBe(200);
+    expect(res.request().postDataJSON()).toEqual({ not_printed: true, station: 'Console' });
+    await expect(page.getByText('The print dialog is open.')).toBeVisible();
+    await expect(page.getByTestId('badge-print-frame')).toHaveAttribute('src', /^blob:/);
+    await new DoorPage(page).screenshot('badge-03-console');
+    // Every active guest has a badge now, and those printed before were not printed again.
+    const active = Object.keys(seed.guests).filter((k) => k !== 'alan').map((k) => seed.guests[k].id);
+    const after = await printed();
+    expect(new Set(after.map((p) => p.guest_id))).toEqual(new Set(active));
+    expect(after.length).toBe(earlier.length + active.filter((id) => !before.has(id)).length);
+
+    // Headless Chromium has no print dialog to close: the frame goes before the page moves on.
+    await page.evaluate(() => document.querySelectorAll('iframe.print-frame').forEach((f) => f.remove()));
+    // A reprint of Edsger's badge (whatever the tests before this one printed).
+    const reprint = await fetch(`${server.url}/api/v1/events/${seed.eventId}/guests/${seed.guests.edsger.id}/badge.pdf?station=Desk`, { headers: { authorization: `Token ${server.adminToken}` } });
+    expect(reprint.status).toBe(200);
+    await reprint.arrayBuffer();
+    const edsgerPrints = (await printsOf(seed.guests.edsger.id)).length;
+    await page.getByRole('navigation', { name: 'Parts of the event' }).getByRole('link', { name: 'Guests' }).click();
+    await page.getByRole('button', { name: 'Edsger Dijkstra' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edsger Dijkstra' });
+    await expect(dialog.getByRole('heading', { name: 'Badges printed' })).toBeVisible();
+    await expect(dialog.locator('.history-list').last().locator('li')).toHaveCount(edsgerPrints);
+    await expect(dialog.getByText('reprint', { exact: true })).toHaveCount(edsgerPrints - 1);
+    await dialog.getByText('Badges printed').scrollIntoViewIfNeeded();
+    await new DoorPage(page).screenshot('badge-04-guest-prints');
+  });
+});
