@@ -21,6 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
+import { benchBadges } from './badges';
 import { benchCentral } from './central';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { isPostgresUrl } from '../db/dialect/postgres';
@@ -130,6 +131,14 @@ const SECTIONS: Section[] = [
     },
   },
   eventFilesSection,
+  {
+    name: 'badges',
+    async run(ctx) {
+      const badges = await benchBadges({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
+      ctx.scanned += badges.scanned;
+      return badges.metrics;
+    },
+  },
   {
     name: 'start-up',
     // A second server on the seeded database beside the running one, started again and again.

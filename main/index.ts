@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../server/config';
 import { LanShare, type ShareInfo } from '../server/lan';
 import { startServer, type RunningServer } from '../server/start';
 import { limitHeapGrowth } from '../server/heap';
+import { registerBadgePrinting } from './badge-printer';
 
 /**
  * The desktop app: the same server `npm run serve` starts, in process, and one window on
@@ -14,7 +15,7 @@ import { limitHeapGrowth } from '../server/heap';
  * adds what a browser lacks: native file dialogs, LAN sharing, the data folder.
  */
 
-const CSP = "default-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; style-src 'self' 'unsafe-inline'";
+const CSP = "default-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-src 'self' blob:";
 const MENU_CHANNEL = 'doorlist:menu';
 const WINDOW_STATE_FILE = 'window-state.json';
 const MIN_SIZE = { width: 360, height: 560 };
@@ -143,6 +144,7 @@ function buildMenu(): void {
 
 function registerIpc(): void {
   ipcMain.handle('doorlist:hostname', (event) => (fromDoorScreen(event) ? os.hostname() : ''));
+  registerBadgePrinting(fromDoorScreen);
 
   ipcMain.handle('doorlist:export-event', async (event, request: unknown) => {
     if (!fromDoorScreen(event) || !window) return { saved: false, error: 'Refused.' };

@@ -24,6 +24,11 @@ export interface ImportOutcome {
   error?: string;
 }
 
+export interface BadgePrintOutcome {
+  printed: boolean;
+  error?: string;
+}
+
 export type MenuAction = 'export-event' | 'import-event' | 'share-info';
 
 export interface DesktopBridge {
@@ -32,6 +37,10 @@ export interface DesktopBridge {
   exportEvent(request: { eventId: number; eventName: string; token: string }): Promise<ExportOutcome>;
   importEvent(request: { token: string; groupId?: number }): Promise<ImportOutcome>;
   onMenu(callback: (action: MenuAction, payload?: unknown) => void): () => void;
+  /** The system's printers, by name (desktop app builds that print badges). */
+  printers?(): Promise<string[]>;
+  /** Prints a badge PDF on `printer` without the system dialog. */
+  printBadge?(request: { pdf: Uint8Array; printer: string }): Promise<BadgePrintOutcome>;
 }
 
 export const desktop: DesktopBridge | undefined = (window as unknown as { doorlistDesktop?: DesktopBridge }).doorlistDesktop;

@@ -125,6 +125,15 @@ export const EVENT_TABLES: TableDef[] = [
     columns: { direction: z.enum(['in', 'out']), scanned_at: instant, station: ntext(128), undone_at: ninstant },
   },
   {
+    // The badge print log (issue 39): records are never changed, only added, like scans. Who
+    // printed travels by name; the local user or key id (`printed_by`) stays on its laptop.
+    name: 'badge_prints',
+    onEvent: true,
+    door: { create: true, update: false },
+    refs: [{ column: 'guest_id', table: 'guests', key: 'guest_uid' }],
+    columns: { station: ntext(128), printed_by_name: ntext(255), printed_at: instant },
+  },
+  {
     name: 'promotion_codes',
     onEvent: true,
     refs: [],

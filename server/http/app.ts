@@ -25,6 +25,7 @@ import { registrationTypesRouter } from '../routes/registration-types';
 import { promotionCodesRouter } from '../routes/promotion-codes';
 import { sessionsRouter } from '../routes/sessions';
 import { tracksRouter } from '../routes/tracks';
+import { badgesRouter } from '../routes/badges';
 import { setupRouter } from '../routes/setup';
 import { usersRouter } from '../routes/users';
 import { syncRouter } from '../routes/sync';
@@ -35,7 +36,7 @@ import { LocalWrites } from '../services/local-writes';
 // The busiest first, as Express tries every route before the one that matches: checkinsRouter
 // (the door's scan), then guestsRouter (walk-ins, the door's search, sync pages, API clients
 // adding guests; tenth, it cost a guest create about 60 µs of routing).
-const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, eventFilesRouter, guestsCsvRouter, syncRouter];
+const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, badgesRouter, eventFilesRouter, guestsCsvRouter, syncRouter];
 
 export const API_PREFIX = '/api/v1';
 

@@ -11,7 +11,7 @@ import { searchableGuests } from '../helpers/database';
 
 const TABLES = [
   'events', 'registration_types', 'custom_questions', 'question_choices', 'tracks', 'sessions', 'session_tags', 'guests',
-  'guest_answers', 'session_registrations', 'checkins', 'promotion_codes', 'promotion_code_registration_types',
+  'guest_answers', 'session_registrations', 'checkins', 'badge_prints', 'promotion_codes', 'promotion_code_registration_types',
 ];
 const GZIP = { 'content-type': 'application/gzip' };
 
@@ -49,6 +49,7 @@ async function seedEvent(server: TestServer, eventId: number) {
   await db('checkins').insert(rec({ event_id: eventId, guest_id: guestIds[0], direction: 'in', scanned_at: scanned, station: 'door-1' }));
   await db('checkins').insert(rec({ event_id: eventId, guest_id: guestIds[1], direction: 'in', scanned_at: scanned, station: 'door-1', undone_at: stamp(-500) }));
   await db('guests').where({ id: guestIds[0] }).update({ checked_in_at: scanned });
+  await db('badge_prints').insert(rec({ event_id: eventId, guest_id: guestIds[0], station: 'door-1', printed_by_name: 'admin', printed_at: scanned }));
   const [code] = await db('promotion_codes').insert(rec({ event_id: eventId, code: 'EARLY', discount_type: 'percent', discount_amount: 10, quantity: 5 })).returning('id');
   await db('promotion_code_registration_types').insert(rec({ promotion_code_id: code.id, registration_type_id: rt.id }));
   return { guestIds, registrationTypeId: rt.id };
@@ -110,10 +111,10 @@ describe('GET /events/:event_id/export', () => {
     assert.match(header.exported_at, /^\d{4}-\d{2}-\d{2}T/);
     assert.deepEqual(header.counts, {
       events: 1, registration_types: 1, custom_questions: 1, question_choices: 1, tracks: 1, sessions: 1, session_tags: 1, guests: 3,
-      guest_answers: 1, session_registrations: 1, checkins: 2, promotion_codes: 1, promotion_code_registration_types: 1,
+      guest_answers: 1, session_registrations: 1, checkins: 2, badge_prints: 1, promotion_codes: 1, promotion_code_registration_types: 1,
     });
     assert.equal(header.checksum.algorithm, 'sha256');
-    assert.equal(lines.length, 2 + 16);
+    assert.equal(lines.length, 2 + 17);
     const guest = lines.find((l) => l.table === 'guests').record;
     assert.equal(typeof guest.registration_type_uid, 'string');
     assert.equal('id' in guest, false);
@@ -121,7 +122,7 @@ describe('GET /events/:event_id/export', () => {
     const undone = lines.filter((l) => l.table === 'checkins').map((l) => l.record.undone_at);
     assert.equal(undone.filter(Boolean).length, 1);
     const trailer = lines[lines.length - 1].trailer;
-    assert.equal(trailer.records, 16);
+    assert.equal(trailer.records, 17);
     const body = zlib.gunzipSync(Buffer.from(await (await fetch(`${server.baseUrl}/events/${eventId}/export`, { headers: { authorization: `Token ${server.adminToken}` } })).arrayBuffer())).toString('utf8');
     const withoutTrailer = body.slice(0, body.lastIndexOf('\n', body.length - 2) + 1);
     const fileLines = body.trimEnd().split('\n');
@@ -183,7 +184,7 @@ describe('POST /events/import', () => {
   it('answers 201 and creates the event whole, every record with its uid', async () => {
     const res = await importFile(target, file, `?group_id=${targetGroup}`);
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const ones = { events: 1, registration_types: 1, custom_questions: 1, question_choices: 1, tracks: 1, sessions: 1, session_tags: 1, guest_answers: 1, session_registrations: 1, promotion_codes: 1, promotion_code_registration_types: 1 };
+    const ones = { events: 1, registration_types: 1, custom_questions: 1, question_choices: 1, tracks: 1, sessions: 1, session_tags: 1, guest_answers: 1, session_registrations: 1, badge_prints: 1, promotion_codes: 1, promotion_code_registration_types: 1 };
     assert.deepEqual(res.body.created, { ...ones, guests: 3, checkins: 2 });
     assert.equal(res.body.event_created, true);
     assert.equal(res.body.checkins_added, 2);

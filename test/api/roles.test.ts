@@ -15,6 +15,8 @@ const DOOR_WRITES = new Set([
   // A door key's follower pushes its scans (DESIGN "Following a central Doorlist").
   'POST /events/{event_id}/sync/changes',
   'POST /apps/api/auth/logout',
+  // Printing badges is the door's work (issue 39); a long selection is POSTed.
+  'POST /events/{event_id}/badges.pdf',
 ]);
 // Managed only by signed-in managers: a manager's API key is refused these too.
 const SIGNED_IN_ONLY = [

@@ -12,6 +12,7 @@ import { useOfflineQueue } from '../door/use-offline-queue';
 import { useScanLog, undoable, type LogEntry } from '../door/use-scan-log';
 import { useScanPipeline } from '../door/use-scan-pipeline';
 import { useKioskLock, useStationSettings } from '../door/use-station-settings';
+import { useBadgePrinter, usePrintOnCheckIn } from '../door/use-badge-printer';
 import type { Direction, EventSummary, GuestSummary } from '../types';
 import { AttentionCard } from './attention-card';
 import { CameraPanel, useHasCamera } from './camera-panel';
@@ -122,6 +123,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     (serial) => void pipeline.scan('nfc_tag', serial),
     useCallback((message: string) => setNotice(t('nfc.cannot', { message })), [setNotice, t]),
   );
+
+  const printBadge = useBadgePrinter(api, event.id, { ...settings.badges, station: settings.station || 'Door' }, setNotice);
+  usePrintOnCheckIn(pipeline.result, settings.badges.printOnCheckIn, printBadge);
+  const printGuestBadge = (guest: GuestSummary) => void printBadge(guest.id, guestName(guest));
 
   const lastAccepted = log.entries.find(undoable);
   const askUndo = (entry?: LogEntry) => {
@@ -259,7 +264,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
             }}
           />
         )}
-        <ResultPanel result={pipeline.result} checking={pipeline.checking} types={setup.types} timezone={setup.timezone} onDismiss={focusScan} />
+        <ResultPanel result={pipeline.result} checking={pipeline.checking} types={setup.types} timezone={setup.timezone} onDismiss={focusScan} onPrintBadge={printGuestBadge} />
         <RecentScans entries={log.entries} />
         {/* A new node per scan, so the same words twice are announced twice. */}
         <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">
@@ -302,7 +307,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         <DoubleAdmissions doubles={pipeline.doubles} timezone={setup.timezone} onDismiss={pipeline.dismissDouble} />
       </StatsPanel>
 
-      {panel === 'search' && <SearchPanel api={api} eventId={event.id} types={setup.types} copy={copy} online={online} timezone={setup.timezone} onCheck={checkFromList} onClose={closePanel} />}
+      {panel === 'search' && <SearchPanel api={api} eventId={event.id} types={setup.types} copy={copy} online={online} timezone={setup.timezone} onCheck={checkFromList} onPrintBadge={printGuestBadge} onClose={closePanel} />}
       {panel === 'walk-in' && (
         <WalkInPanel
           api={api}

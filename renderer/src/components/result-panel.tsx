@@ -129,8 +129,24 @@ export function announcement(result: ScanResult, types: RegistrationType[]): str
 }
 
 /** The answer to the last scan, filling the stage; the next scan replaces it. */
-export function ResultPanel({ result, checking, types, timezone, onDismiss }: { result?: ScanResult; checking?: Checking; types: RegistrationType[]; timezone: string; onDismiss?: () => void }) {
+export function ResultPanel({
+  result,
+  checking,
+  types,
+  timezone,
+  onDismiss,
+  onPrintBadge,
+}: {
+  result?: ScanResult;
+  checking?: Checking;
+  types: RegistrationType[];
+  timezone: string;
+  onDismiss?: () => void;
+  /** Offered on every green answer: prints the guest's badge. */
+  onPrintBadge?: (guest: GuestSummary) => void;
+}) {
   const { t } = useTranslation('door');
+  const { t: tb } = useTranslation('badges');
   // Covers the previous answer while the next scan is on its way (shown only if the server
   // takes longer than a blink, so a quick answer does not flicker).
   const cover = checking && (
@@ -174,6 +190,19 @@ export function ResultPanel({ result, checking, types, timezone, onDismiss }: { 
         {view.detail && <p className="detail">{view.detail}</p>}
         {result.guest?.notes && <p className="detail note">{result.guest.notes}</p>}
         {result.replayed && result.outcome !== 'double_admission' && <p className="detail small">{t('result.fromQueue')}</p>}
+        {onPrintBadge && view.tone === 'green' && result.guest?.id !== undefined && (
+          <button
+            type="button"
+            className="print-badge"
+            aria-label={tb('door.printLabel', { name })}
+            onClick={(e) => {
+              e.stopPropagation();
+              onPrintBadge(result.guest!);
+            }}
+          >
+            {tb('door.print')}
+          </button>
+        )}
       </div>
     </section>
   );

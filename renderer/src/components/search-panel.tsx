@@ -25,6 +25,7 @@ export function SearchPanel({
   online,
   timezone,
   onCheck,
+  onPrintBadge,
   onClose,
 }: {
   api: Api;
@@ -34,9 +35,11 @@ export function SearchPanel({
   online: boolean;
   timezone: string;
   onCheck: (guest: GuestSummary, direction: 'in' | 'out') => void;
+  onPrintBadge?: (guest: GuestSummary) => void;
   onClose: () => void;
 }) {
   const { t } = useTranslation('door');
+  const { t: tb } = useTranslation('badges');
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<Found>();
   const [error, setError] = useState<string>();
@@ -116,6 +119,11 @@ export function SearchPanel({
                   {guest.checked_in_at && (
                     <button type="button" onClick={() => onCheck(guest, 'out')} aria-label={t('search.checkOutLabel', { name })}>
                       {t('search.checkOut')}
+                    </button>
+                  )}
+                  {onPrintBadge && !inactive && (
+                    <button type="button" onClick={() => onPrintBadge(guest)} aria-label={tb('door.printLabel', { name })}>
+                      {tb('door.print')}
                     </button>
                   )}
                 </div>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { i18next, LANGUAGES, type Language } from '../i18n';
 import type { StationSettings } from '../door/use-station-settings';
 import { Dialog } from './dialog';
+import { BadgeSettingsFields } from './badge-settings';
 
 const PIN_PATTERN = /^\d{4,8}$/;
 
@@ -27,6 +28,7 @@ export function SettingsPanel({
   const [muted, setMuted] = useState(settings.sound.muted);
   const [volume, setVolume] = useState(Math.round(settings.sound.volume * 100));
   const [pin, setPin] = useState(settings.pin);
+  const [badges, setBadges] = useState(settings.badges);
   const [error, setError] = useState<string>();
 
   return (
@@ -40,7 +42,7 @@ export function SettingsPanel({
             setError(t('settings.pinRule'));
             return;
           }
-          onSave({ station: name.trim().slice(0, 128), nfcFallback: fallback, sound: { muted, volume: volume / 100 }, pin, language });
+          onSave({ station: name.trim().slice(0, 128), nfcFallback: fallback, sound: { muted, volume: volume / 100 }, pin, language, badges });
         }}
       >
         <label>
@@ -68,6 +70,7 @@ export function SettingsPanel({
             <input type="range" name="volume" min={0} max={100} step={5} value={volume} disabled={muted} onChange={(e) => setVolume(Number(e.target.value))} />
           </label>
         </fieldset>
+        <BadgeSettingsFields value={badges} onChange={setBadges} />
         <label className="check">
           <input type="checkbox" checked={fallback} onChange={(e) => setFallback(e.target.checked)} />
           {t('settings.nfcFallback')}

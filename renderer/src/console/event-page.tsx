@@ -8,11 +8,12 @@ import { SyncPanel } from '../components/sync-panel';
 import { EventDialog } from './events-page';
 import { PromotionCodesSection, QuestionsSection, RegistrationTypesSection, SessionsSection, TracksSection } from './event-sections';
 import { GuestsPage } from './guests-page';
+import { BadgesSection } from './badges-section';
 import { consoleHref } from './route';
 import { toFormDatetime, useList } from './use-list';
 import type { EventRecord, GroupRecord } from './wire';
 
-const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'csv', 'file'] as const;
+const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'badges', 'csv', 'file'] as const;
 type EventTab = (typeof EVENT_TABS)[number];
 const TAB_KEYS: Record<EventTab, string> = {
   'registration-types': 'registrationTypes',
@@ -21,6 +22,7 @@ const TAB_KEYS: Record<EventTab, string> = {
   tracks: 'tracks',
   'promotion-codes': 'promotionCodes',
   guests: 'guests',
+  badges: 'badges:console.tab',
   csv: 'csv',
   file: 'file',
 };
@@ -80,7 +82,7 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
       <nav className="event-tabs" aria-label={t('events.sections')}>
         {EVENT_TABS.map((key) => (
           <a key={key} href={consoleHref('events', eventId, key)} className={key === current ? 'event-tab active' : 'event-tab'} aria-current={key === current ? 'page' : undefined}>
-            {t(`tabs.${TAB_KEYS[key]}`)}
+            {t(TAB_KEYS[key].includes(':') ? TAB_KEYS[key] : `tabs.${TAB_KEYS[key]}`)}
           </a>
         ))}
       </nav>
@@ -90,6 +92,7 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
       {current === 'tracks' && <TracksSection api={api} eventId={eventId} />}
       {current === 'promotion-codes' && <PromotionCodesSection api={api} eventId={eventId} />}
       {current === 'guests' && <GuestsPage api={api} eventId={eventId} />}
+      {current === 'badges' && <BadgesSection api={api} eventId={eventId} />}
       {current === 'csv' && <CsvImport api={api} eventId={eventId} eventName={event.name} />}
       {current === 'file' && (
         <>

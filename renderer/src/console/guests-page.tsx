@@ -6,6 +6,7 @@ import { Dialog } from '../components/dialog';
 import { FormFooter, SelectField, TextField, useServerForm, withoutBlanks } from './forms';
 import { useList } from './use-list';
 import type { CheckinRecord, GuestRecord, QuestionRecord, RegistrationTypeRecord } from './wire';
+import { GuestBadgePrints } from './badges-section';
 
 const PAGE_SIZE = 200;
 const ROW_HEIGHT = 44;
@@ -241,6 +242,7 @@ function GuestDialog({ api, eventId, guest, types, questions, onChanged, onScans
         </FormFooter>
       </form>
       {guest && <CheckinHistory api={api} eventId={eventId} guestId={guest.id} onChanged={onScansChanged} />}
+      {guest && <GuestBadgePrints api={api} eventId={eventId} guestId={guest.id} />}
     </Dialog>
   );
 }

@@ -5,6 +5,27 @@ import { initialStation, saveStation } from '../station';
 
 const NFC_FALLBACK_KEY = 'doorlist.nfcFallback';
 const PIN_KEY = 'doorlist.kioskPin';
+const BADGES_KEY = 'doorlist.badges';
+
+/** How this station prints badges (issue 39). */
+export interface BadgeSettings {
+  /** Print the badge as soon as a guest is checked in at the event door. */
+  printOnCheckIn: boolean;
+  printTwice: boolean;
+  /** The desktop app's printer for silent printing; empty: the print dialog. */
+  printer: string;
+}
+
+const NO_BADGES: BadgeSettings = { printOnCheckIn: false, printTwice: false, printer: '' };
+
+function loadBadgeSettings(): BadgeSettings {
+  try {
+    const saved = JSON.parse(localStorage.getItem(BADGES_KEY) ?? '{}') as Partial<BadgeSettings>;
+    return { printOnCheckIn: saved.printOnCheckIn === true, printTwice: saved.printTwice === true, printer: typeof saved.printer === 'string' ? saved.printer : '' };
+  } catch {
+    return NO_BADGES;
+  }
+}
 
 export interface StationSettings {
   station: string;
@@ -12,11 +33,12 @@ export interface StationSettings {
   sound: SoundSettings;
   /** The kiosk lock's PIN; empty when the station is not locked. */
   pin: string;
+  badges: BadgeSettings;
 }
 
 /**
  * What belongs to this station and is remembered in its browser: its name, the NFC fallback,
- * the sound, the language and the kiosk lock.
+ * the sound, the language, the kiosk lock and how it prints badges.
  */
 export function useStationSettings() {
   const [settings, setSettings] = useState<StationSettings>(() => ({
@@ -24,6 +46,7 @@ export function useStationSettings() {
     nfcFallback: localStorage.getItem(NFC_FALLBACK_KEY) !== 'off',
     sound: loadSoundSettings(),
     pin: localStorage.getItem(PIN_KEY) ?? '',
+    badges: loadBadgeSettings(),
   }));
 
   useEffect(() => {
@@ -37,7 +60,8 @@ export function useStationSettings() {
     if (next.pin) localStorage.setItem(PIN_KEY, next.pin);
     else localStorage.removeItem(PIN_KEY);
     if (next.language) setLanguage(next.language);
-    setSettings({ station: next.station, nfcFallback: next.nfcFallback, sound: next.sound, pin: next.pin });
+    localStorage.setItem(BADGES_KEY, JSON.stringify(next.badges));
+    setSettings({ station: next.station, nfcFallback: next.nfcFallback, sound: next.sound, pin: next.pin, badges: next.badges });
   }, []);
 
   const setSound = useCallback((sound: SoundSettings) => {
