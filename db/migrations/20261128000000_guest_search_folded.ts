@@ -1,12 +1,16 @@
 import type { Knex } from 'knex';
-import { fileSearchTerms } from '../search-index';
 import { searchTerms, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
 
 // Search ignores accents as well as case (DESIGN "Check-in": search): terms are filed folded
 // (core/fold.ts) from now on, and a guest whose searched fields hold anything but ASCII has
 // its terms filed again here. An ASCII guest's terms are the same either way and stay.
+// Filed as db/search-index.ts files them (SQLite: a token `<event id>x<term's UTF-8 in hex>`
+// per term, an FTS5 entry per guest; PostgreSQL: a row per term), spelled out here because
+// the search index's module imports knex's, which imports the migrations.
 const PAGE = 5000;
+// Rows a statement: under SQLite's 999 bound variables with two columns, PostgreSQL's with three.
+const CHUNK = 300;
 const FIELDS = ['first_name', 'last_name', 'email', 'company', 'barcode', 'nfc_tag'] as const;
 const NOT_ASCII = /[^\x00-\x7f]/;
 
@@ -21,16 +25,26 @@ async function refile(knex: Knex, fold?: (text: string) => string): Promise<void
     const byEvent = new Map<number, Row[]>();
     for (const guest of page) {
       if (!FIELDS.some((f) => NOT_ASCII.test(guest[f] ?? ''))) continue;
-      byEvent.set(guest.event_id, [...(byEvent.get(guest.event_id) ?? []), guest]);
+      const own = byEvent.get(guest.event_id);
+      if (own) own.push(guest);
+      else byEvent.set(guest.event_id, [guest]);
     }
     for (const [eventId, guests] of byEvent) {
-      const ids = guests.map((g) => g.id);
-      for (let start = 0; start < ids.length; start += 500) {
-        const chunk = ids.slice(start, start + 500);
-        if (sqlite) await knex('guest_search').whereIn('rowid', chunk).delete();
-        else await knex('guest_search_terms').whereIn('guest_id', chunk).delete();
+      for (let start = 0; start < guests.length; start += CHUNK) {
+        const chunk = guests.slice(start, start + CHUNK);
+        const ids = chunk.map((g) => g.id);
+        const terms = chunk.map((g) => searchTerms(g, fold));
+        if (sqlite) {
+          await knex('guest_search').whereIn('rowid', ids).delete();
+          const entries = chunk.map((g, k) => ({ rowid: g.id, terms: terms[k].map((t) => `${eventId}x${Buffer.from(t, 'utf8').toString('hex')}`).join(' ') }));
+          const filed = entries.filter((e) => e.terms);
+          if (filed.length) await knex('guest_search').insert(filed);
+        } else {
+          await knex('guest_search_terms').whereIn('guest_id', ids).delete();
+          const rows = chunk.flatMap((g, k) => terms[k].map((term) => ({ event_id: eventId, guest_id: g.id, term })));
+          for (let at = 0; at < rows.length; at += CHUNK) await knex('guest_search_terms').insert(rows.slice(at, at + CHUNK));
+        }
       }
-      await fileSearchTerms(knex, eventId, guests.map((g) => searchTerms(g, fold)), ids);
     }
   }
 }
