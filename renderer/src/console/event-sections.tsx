@@ -22,6 +22,7 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
     { name: 'ends', label: t('fields.salesEnd'), kind: 'datetime' },
     { name: 'door', label: t('fields.doorSales'), kind: 'check' },
     { name: 'online', label: t('fields.onlineSales'), kind: 'check' },
+    { name: 'attention', label: t('fields.attention'), kind: 'check' },
   ];
   return (
     <RecordSection<RegistrationTypeRecord>
@@ -30,13 +31,14 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
       title={t('tabs.registrationTypes')}
       noun={t('nouns.registrationType')}
       fields={fields}
-      blank={{ name: '', type: 'ticket', description: '', price: undefined, quantity: undefined, minorder: undefined, maxorder: undefined, starts: '', ends: '', door: true, online: false }}
+      blank={{ name: '', type: 'ticket', description: '', price: undefined, quantity: undefined, minorder: undefined, maxorder: undefined, starts: '', ends: '', door: true, online: false, attention: false }}
       columns={[
         { label: t('fields.name'), cell: (r) => r.name },
         { label: t('fields.kind'), cell: (r) => t(`kinds.${r.type}`) },
         { label: t('fields.price'), cell: (r) => r.price ?? '' },
         { label: t('fields.quantity'), cell: (r) => r.quantity ?? '' },
         { label: t('fields.doorSales'), cell: (r) => yesNo(r.door, t) },
+        { label: t('fields.attention'), cell: (r) => yesNo(r.attention, t) },
       ]}
     />
   );
