@@ -18,6 +18,7 @@ import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
 import * as guestSearchFullText from './20261126140000_guest_search_full_text';
 import * as guestIndexesOfTheFew from './20261127000000_guest_indexes_of_the_few';
 import * as guestSearchFolded from './20261128000000_guest_search_folded';
+import * as questionShowAtDoor from './20261128010000_question_show_at_door';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -43,6 +44,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126140000_guest_search_full_text': guestSearchFullText,
   '20261127000000_guest_indexes_of_the_few': guestIndexesOfTheFew,
   '20261128000000_guest_search_folded': guestSearchFolded,
+  '20261128010000_question_show_at_door': questionShowAtDoor,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

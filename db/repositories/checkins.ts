@@ -11,6 +11,7 @@ import { together } from '../write-transaction';
 import { MSG } from '../../core/messages';
 import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
 import { GUEST_INACTIVE } from './guests';
+import { jsonArrayText, jsonObjectText } from '../dialect/json';
 
 export interface CheckinRow {
   id: number;
@@ -133,6 +134,43 @@ interface ScanGuestRow {
   attention: number;
   notes: string | null;
   registration_type_attention: number;
+  /** JSON text: the guest's answers to questions shown at the door, a row per answer (null: none). */
+  door_answers: string | null;
+}
+
+export interface DoorAnswer {
+  question_id: number;
+  question: string;
+  answer: string;
+}
+
+/** A question's several answers (checkbox ticks) as one, in their order: what staff read. */
+function doorAnswersOf(json: string | null): DoorAnswer[] {
+  const byQuestion = new Map<number, DoorAnswer>();
+  for (const row of JSON.parse(json ?? '[]') as DoorAnswer[]) {
+    const seen = byQuestion.get(row.question_id);
+    if (seen) seen.answer = `${seen.answer}; ${row.answer}`;
+    else byQuestion.set(row.question_id, { ...row });
+  }
+  return [...byQuestion.values()];
+}
+
+/**
+ * The guest \`g\`'s answers to the event's active questions marked show_at_door, as JSON text,
+ * choices by their text. Found on guest_answers' guest_id index: a guest who answered nothing
+ * costs one probe of it.
+ */
+function doorAnswersSql(trx: Trx): string {
+  const row = jsonObjectText(trx, [
+    ['question_id', 'q.id'],
+    ['question', 'q.question'],
+    ['answer', "case when a.choice_id is null then coalesce(a.text_answer, '') else coalesce(c.answer, '') end"],
+  ]);
+  return (
+    `(select ${jsonArrayText(row, 'q.id, c.position, c.id, a.id')} from guest_answers a ` +
+    'join custom_questions q on q.id = a.question_id left join question_choices c on c.id = a.choice_id ' +
+    'where a.guest_id = g.id and q.show_at_door and q.objstatus = 1)'
+  );
 }
 
 interface ScanSessionRow {
@@ -155,6 +193,7 @@ function toScanGuest(row: ScanGuestRow) {
     attention: Boolean(row.attention),
     notes: row.notes,
     registration_type_attention: Boolean(row.registration_type_attention),
+    door_answers: doorAnswersOf(row.door_answers),
   };
 }
 
@@ -176,6 +215,7 @@ function scanGuests(trx: Trx, eventId: number | number[]) {
       'g.attention',
       'g.notes',
       'rt.attention as registration_type_attention',
+      trx.raw(`${doorAnswersSql(trx)} as door_answers`),
     );
 }
 

@@ -66,6 +66,12 @@ export const ScanGuest = z
     registration_type: z.number().int(),
     registration_type_name: z.string(),
     barcode: z.string(),
+    attention: z.boolean().openapi({ description: 'The door must stop for this guest (VIP, age check, access needs)' }),
+    notes: z.string().nullable().openapi({ description: 'Why, or what to do: for the door staff' }),
+    registration_type_attention: z.boolean().openapi({ description: "The guest's registration type asks the door to stop for all its guests" }),
+    door_answers: z
+      .array(z.object({ question_id: z.number().int(), question: z.string(), answer: z.string().openapi({ description: 'A choice by its text; several joined by "; "' }) }))
+      .openapi({ description: 'The guest\'s answers to the questions marked show_at_door' }),
   })
   .openapi('ScanGuest');
 
