@@ -51,15 +51,16 @@ function questionBody(values: Record<string, any>) {
     .map((line) => line.trim())
     .filter(Boolean)
     .map((answer) => ({ answer }));
-  return { question: values.question, type: values.type, ...(values.type === 'text' ? {} : { choices }) };
+  return { question: values.question, type: values.type, show_at_door: Boolean(values.show_at_door), ...(values.type === 'text' ? {} : { choices }) };
 }
 
 export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }) {
   const { t } = useTranslation('console');
   const fields: FieldSpec[] = [
     { name: 'question', label: t('fields.question'), kind: 'text', required: true },
-    { name: 'type', label: t('fields.kind'), kind: 'select', options: CUSTOM_QUESTION_TYPES.map((k) => ({ value: k, label: t(`questionKinds.${k}`) })) },
-    { name: 'choices', label: t('fields.choices'), kind: 'textarea' },
+    { name: 'type', label: t('fields.kind'), kind: 'select', options: CUSTOM_QUESTION_TYPES.map((k) => ({ value: k, label: t(`questionKinds.${k}`) })), createOnly: true },
+    { name: 'choices', label: t('fields.choices'), kind: 'textarea', createOnly: true },
+    { name: 'show_at_door', label: t('fields.showAtDoor'), kind: 'check' },
   ];
   return (
     <RecordSection<QuestionRecord>
@@ -68,12 +69,15 @@ export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }
       title={t('tabs.questions')}
       noun={t('nouns.question')}
       fields={fields}
-      blank={{ question: '', type: 'radio', choices: '' }}
-      toBody={questionBody}
+      blank={{ question: '', type: 'radio', choices: '', show_at_door: false }}
+      // An edit changes the text and whether the door sees the answers (PUT takes no type or choices).
+      toBody={(values, creating) => (creating ? questionBody(values) : { question: values.question, show_at_door: Boolean(values.show_at_door) })}
+      editable
       columns={[
         { label: t('fields.question'), cell: (r) => r.question },
         { label: t('fields.kind'), cell: (r) => t(`questionKinds.${r.type}`) },
         { label: t('fields.choiceList'), cell: (r) => r.choices.map((c) => c.answer).join(' · ') },
+        { label: t('fields.showAtDoor'), cell: (r) => yesNo(r.show_at_door, t) },
       ]}
     />
   );
