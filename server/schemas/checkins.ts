@@ -130,7 +130,14 @@ export const EventStats = z
         overbook_capacity: z.number().int(),
       }),
     ),
-    stations: z.array(z.object({ station: z.string().nullable(), checked_in: z.number().int(), checked_out: z.number().int() })),
+    stations: z.array(
+      z.object({
+        station: z.string().nullable(),
+        checked_in: z.number().int(),
+        checked_out: z.number().int(),
+        undone: z.number().int().openapi({ description: "The station's scans taken back since" }),
+      }),
+    ),
     arrivals: z.array(z.object({ starts: z.string(), checked_in: z.number().int() })),
   })
   .openapi('EventStats');

@@ -80,6 +80,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     setReachable: setOnline,
     log,
     countStats: live.count,
+    forgetStats: live.forget,
     queue,
   });
 
