@@ -31,6 +31,7 @@ import { benchFloor } from './floor';
 import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchImportFloor } from './import-floor';
 import { benchScanBesideReads } from './scan-during-reads';
+import { benchSearch } from './search';
 import { seedEvent, type Seeded } from './seed';
 import { benchSync } from './sync';
 import { benchStartup } from './startup';
@@ -129,6 +130,10 @@ const SECTIONS: Section[] = [
       ctx.scanned += sync.scanned;
       return sync.metrics;
     },
+  },
+  {
+    name: 'search',
+    run: (ctx) => benchSearch({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests }, ctx.log),
   },
   eventFilesSection,
   {

@@ -3,8 +3,9 @@ import { createDb, migrateLatest } from '../db/knex';
 import { insertGuests, type GuestInsert } from '../db/repositories/guests';
 import type { Log } from './common';
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret', 'Linus', 'Radia', 'Tim'];
-const COMPANIES = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Wonka', 'Cyberdyne', 'Tyrell'];
+// Accented names, so searches without accents (bench/search.ts) meet thousands of guests.
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret', 'Linus', 'Radia', 'Tim', 'Zoë', 'François'];
+const COMPANIES = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Wonka', 'Cyberdyne', 'Tyrell', 'Müller & Söhne'];
 
 export interface Seeded {
   groupId: number;

@@ -134,6 +134,14 @@ export const MSG = {
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
+  csvRegistrationTypeUnknown: (value: string, valid: readonly string[]) =>
+    `"${value}" is not a registration type of this event; use one of: ${valid.join(', ')}.`,
+  csvRegistrationTypeMissing: (valid: readonly string[]) => `This event has several registration types; name one of: ${valid.join(', ')}.`,
+  csvAttentionInvalid: (value: string) => `"${value}" is not yes or no: write yes, true, 1 or x for yes; no, false, 0 or nothing for no.`,
+  csvCodeRepeated: (code: string, row: number) => `"${code}" is also in row ${row}.`,
+  csvCodeTaken: (code: string) => `"${code}" already belongs to a guest of this event.`,
+  csvChoiceUnknown: (value: string, valid: readonly string[]) => `"${value}" is not a choice of this question; use one of: ${valid.join(', ')}.`,
+  csvSeparator: 'Not a valid separator; valid: comma, semicolon, tab.',
   // Registration types, custom questions and guests (issue 4)
   invalidRegistrationTypeKind: `Invalid type; valid: ${REGISTRATION_TYPE_KINDS.join(', ')}`,
   priceDecimals: 'Ensure that there are no more than 2 decimal places.',

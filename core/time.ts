@@ -32,3 +32,21 @@ export function toApiDatetime(value: string | null | undefined): string | null {
 export function normaliseDatetime(value: string): string {
   return value.length === 16 ? `${value}:00` : value.slice(0, 19);
 }
+
+const zonedFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A stored instant as a wall time in `timeZone` with that moment's offset,
+ * `YYYY-MM-DDThh:mm:ss+hh:mm`: what a person reads off the venue's clock, and still one instant.
+ */
+export function zonedIso(instant: string, timeZone: string): string {
+  let format = zonedFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset' });
+    zonedFormats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(storedInstant(instant) ?? instant)).map((p) => [p.type, p.value]));
+  // "GMT" alone at offset zero, else "GMT+05:30".
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName.slice(3);
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
+}

@@ -18,6 +18,8 @@ import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
 import * as guestSearchFullText from './20261126140000_guest_search_full_text';
 import * as guestIndexesOfTheFew from './20261127000000_guest_indexes_of_the_few';
 import * as badgePrints from './20261128000000_badge_prints';
+import * as guestSearchFolded from './20261128000000_guest_search_folded';
+import * as questionShowAtDoor from './20261128010000_question_show_at_door';
 import * as syncFingerprint from './20261128090000_sync_fingerprint';
 
 /**
@@ -44,6 +46,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126140000_guest_search_full_text': guestSearchFullText,
   '20261127000000_guest_indexes_of_the_few': guestIndexesOfTheFew,
   '20261128000000_badge_prints': badgePrints,
+  '20261128000000_guest_search_folded': guestSearchFolded,
+  '20261128010000_question_show_at_door': questionShowAtDoor,
   '20261128090000_sync_fingerprint': syncFingerprint,
 };
 

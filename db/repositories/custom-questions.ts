@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
-import { toApiDatetime } from '../../core/time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import type { QuestionForAnswers } from '../../core/answers';
 import { writeTransaction } from '../write-transaction';
 
@@ -11,6 +11,7 @@ export interface CustomQuestionRow {
   question: string;
   type: string;
   objstatus: number;
+  show_at_door: number | boolean;
   created: string;
   modified: string;
 }
@@ -26,9 +27,13 @@ export interface CustomQuestionFields {
   question: string;
   type: string;
   objstatus: number;
+  show_at_door: boolean;
   /** Answer texts in order; ignored for text questions. */
   choices: string[];
 }
+
+/** What an update may change: the text, the status and whether the door sees the answers. */
+export type CustomQuestionChanges = Partial<Pick<CustomQuestionFields, 'question' | 'objstatus' | 'show_at_door'>>;
 
 export function toCustomQuestion(row: CustomQuestionRow, choices: ChoiceRow[]) {
   return {
@@ -37,6 +42,7 @@ export function toCustomQuestion(row: CustomQuestionRow, choices: ChoiceRow[]) {
     type: row.type as 'checkbox' | 'text' | 'drop_down' | 'radio',
     choices: choices.map((c) => ({ answer: c.answer, id: c.id })),
     objstatus: String(row.objstatus),
+    show_at_door: Boolean(row.show_at_door),
     created: toApiDatetime(row.created) as string,
     modified: toApiDatetime(row.modified) as string,
   };
@@ -78,7 +84,7 @@ export async function insertCustomQuestion(db: Conn, eventId: number, fields: Cu
   return writeTransaction(db, async (trx) => {
     const record = newRecord();
     const [row] = await trx('custom_questions')
-      .insert({ ...record, event_id: eventId, question: fields.question, type: fields.type, objstatus: fields.objstatus })
+      .insert({ ...record, event_id: eventId, question: fields.question, type: fields.type, objstatus: fields.objstatus, show_at_door: fields.show_at_door })
       .returning('*');
     const texts = fields.type === 'text' ? [] : fields.choices;
     const choices: ChoiceRow[] = [];
@@ -91,6 +97,12 @@ export async function insertCustomQuestion(db: Conn, eventId: number, fields: Cu
     }
     return toCustomQuestion(row as CustomQuestionRow, choices);
   });
+}
+
+/** Changes a question of the event; undefined when there is no such question. */
+export async function updateCustomQuestion(db: Conn, eventId: number, id: number, changes: CustomQuestionChanges) {
+  const updated = await db('custom_questions').where({ event_id: eventId, id }).update({ ...changes, modified: nowIso() });
+  return updated === 0 ? undefined : findCustomQuestion(db, eventId, id);
 }
 
 /** The event's questions among `ids` (deleted ones count as absent), with their choice ids. */

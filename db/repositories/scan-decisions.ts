@@ -59,6 +59,25 @@ export interface ScanGuestRow {
   attention: number;
   notes: string | null;
   registration_type_attention: number;
+  /** JSON text: the guest's answers to questions shown at the door, a row per answer (null: none). */
+  door_answers: string | null;
+}
+
+export interface DoorAnswer {
+  question_id: number;
+  question: string;
+  answer: string;
+}
+
+/** A question's several answers (checkbox ticks) as one, in their order: what staff read. */
+function doorAnswersOf(json: string | null): DoorAnswer[] {
+  const byQuestion = new Map<number, DoorAnswer>();
+  for (const row of JSON.parse(json ?? '[]') as DoorAnswer[]) {
+    const seen = byQuestion.get(row.question_id);
+    if (seen) seen.answer = `${seen.answer}; ${row.answer}`;
+    else byQuestion.set(row.question_id, { ...row });
+  }
+  return [...byQuestion.values()];
 }
 
 export interface ScanSessionRow {
@@ -84,6 +103,7 @@ export function toScanGuest(row: ScanGuestRow) {
     attention: Boolean(row.attention),
     notes: row.notes,
     registration_type_attention: Boolean(row.registration_type_attention),
+    door_answers: doorAnswersOf(row.door_answers),
   };
 }
 

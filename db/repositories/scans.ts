@@ -8,6 +8,7 @@ import { nowIso, toApiDatetime } from '../../core/time';
 import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
 import { visibleEvents } from './events';
 import { dialectOf } from '../dialect';
+import { jsonArrayText, jsonObjectText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
 import { doorRefusal, SCAN_STATUS, type ScanRefusal } from '../../core/scan';
 import { GUEST_INACTIVE } from './guests';
@@ -15,6 +16,24 @@ import type { CheckinRow } from './checkins';
 import { accepted, decideScans, newCheckin, scanInstant, turnedAway, type Plan, type ScanAnswer, type ScanGuestRow, type ScanOutcome, type ScanRequest, type ScanSessionRow } from './scan-decisions';
 
 export type { ScanAnswer, ScanInput, ScanOutcome, ScanRequest } from './scan-decisions';
+
+/**
+ * The guest `g`'s answers to the event's active questions marked show_at_door, as JSON text,
+ * choices by their text. Found on guest_answers' guest_id index: a guest who answered nothing
+ * costs one probe of it.
+ */
+function doorAnswersSql(trx: Trx): string {
+  const row = jsonObjectText(trx, [
+    ['question_id', 'q.id'],
+    ['question', 'q.question'],
+    ['answer', "case when a.choice_id is null then coalesce(a.text_answer, '') else coalesce(c.answer, '') end"],
+  ]);
+  return (
+    `(select ${jsonArrayText(row, 'q.id, c.position, c.id, a.id')} from guest_answers a ` +
+    'join custom_questions q on q.id = a.question_id left join question_choices c on c.id = a.choice_id ' +
+    'where a.guest_id = g.id and q.show_at_door and q.objstatus = 1)'
+  );
+}
 
 function scanGuests(trx: Trx, eventIds: number[]) {
   return trx<ScanGuestRow>('guests as g')
@@ -36,6 +55,7 @@ function scanGuests(trx: Trx, eventIds: number[]) {
       'g.attention',
       'g.notes',
       'rt.attention as registration_type_attention',
+      trx.raw(`${doorAnswersSql(trx)} as door_answers`),
     );
 }
 

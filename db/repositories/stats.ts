@@ -56,9 +56,18 @@ export async function eventStats(db: Conn, eventId: number) {
     .groupBy('station', 'direction')
     .select('station', 'direction')
     .count({ n: '*' });
-  const stations = new Map<string | null, { station: string | null; checked_in: number; checked_out: number }>();
+  // Scans undone per station: with the standing ones, every scan and every undo a station made
+  // counts once, a figure that only grows (the door's counters tell by it what the server has seen).
+  const undoneByStation: { station: string | null; n: number }[] = await db('checkins')
+    .where({ event_id: eventId })
+    .whereNotNull('undone_at')
+    .groupBy('station')
+    .select('station')
+    .count({ n: '*' });
+  const stations = new Map<string | null, { station: string | null; checked_in: number; checked_out: number; undone: number }>();
+  for (const row of undoneByStation) stations.set(row.station, { station: row.station, checked_in: 0, checked_out: 0, undone: n(row.n) });
   for (const row of byStation) {
-    const entry = stations.get(row.station) ?? { station: row.station, checked_in: 0, checked_out: 0 };
+    const entry = stations.get(row.station) ?? { station: row.station, checked_in: 0, checked_out: 0, undone: 0 };
     if (row.direction === 'in') entry.checked_in += n(row.n);
     else entry.checked_out += n(row.n);
     stations.set(row.station, entry);

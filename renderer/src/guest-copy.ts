@@ -1,4 +1,5 @@
 import type { Api } from './api';
+import { searchTerms, searchWords } from '../../core/search-terms';
 import { swapCase } from './checkin';
 import { GUEST_STORE, META_STORE, run } from './local-db';
 import type { CodeKind, Direction, GuestSummary, ScanStatus } from './types';
@@ -40,6 +41,8 @@ const PAGE_SIZE = 1000;
 // two thirds of the time one page after another takes).
 export const WHOLE_LIST_PAGES_IN_FLIGHT = 2;
 const metaKey = (eventId: number) => `guests:${eventId}`;
+// Splits a guest's search terms; whitespace, so never inside a term or a search word.
+const TERM_START = '\n';
 
 /**
  * Every page of a list, in order, with up to `inFlight` asked for at once. How many pages
@@ -91,6 +94,11 @@ export class GuestCopy {
   private byId = new Map<number, CopyGuest>();
   private byBarcode = new Map<string, CopyGuest>();
   private byTag = new Map<string, CopyGuest>();
+  /**
+   * Each guest's search terms as the server's index files them (core/search-terms.ts), each
+   * after a TERM_START: a word prefixes one of them exactly when TERM_START + word is in it.
+   */
+  private terms = new Map<number, string>();
   private since?: string;
 
   private constructor(readonly eventId: number) {}
@@ -124,6 +132,7 @@ export class GuestCopy {
     if (old?.barcode) this.byBarcode.delete(old.barcode);
     if (old?.nfc_tag) this.byTag.delete(old.nfc_tag);
     this.byId.set(guest.id, guest);
+    this.terms.set(guest.id, TERM_START + searchTerms(guest).join(TERM_START));
     if (guest.barcode) this.byBarcode.set(guest.barcode, guest);
     if (guest.nfc_tag) this.byTag.set(guest.nfc_tag, guest);
   }
@@ -201,14 +210,15 @@ export class GuestCopy {
     await this.store([guest]);
   }
 
-  /** Name, e-mail, company, barcode or NFC tag, as the server's search matches them (prefixes of words). */
+  /**
+   * Name, e-mail, company, barcode or NFC tag, as the server's search matches them: every word,
+   * case and accents ignored, prefixes a term of the guest.
+   */
   search(term: string, limit: number): { count: number; results: CopyGuest[] } {
-    const words = term.toLowerCase().split(/\s+/).filter(Boolean);
+    const needles = searchWords(term).map((w) => TERM_START + w);
     const matches: CopyGuest[] = [];
-    for (const guest of this.byId.values()) {
-      const text = [guest.first_name, guest.last_name, guest.email, guest.company, guest.barcode, guest.nfc_tag].filter(Boolean).join(' ').toLowerCase();
-      const parts = text.split(/[\s@.\-_'+,;:/()]+/);
-      if (words.every((w) => parts.some((p) => p.startsWith(w)) || text.includes(w))) matches.push(guest);
+    for (const [id, terms] of this.terms) {
+      if (needles.every((n) => terms.includes(n))) matches.push(this.byId.get(id) as CopyGuest);
     }
     matches.sort((a, b) => a.id - b.id);
     return { count: matches.length, results: matches.slice(0, limit) };

@@ -5,7 +5,7 @@ export interface EventStats {
   inactive: number;
   registration_types: { id: number; name: string; total: number; checked_in: number }[];
   sessions: { id: number; name: string; registered: number; checked_in: number; capacity: number; overbook_capacity: number }[];
-  stations: { station: string | null; checked_in: number; checked_out: number }[];
+  stations: { station: string | null; checked_in: number; checked_out: number; undone?: number }[];
   /** Arrivals per 5-minute bucket; `starts` is UTC `YYYY-MM-DDThh:mm:ss`. */
   arrivals: { starts: string; checked_in: number }[];
 }
@@ -47,8 +47,10 @@ export interface LocalChange {
   at: number;
   /** +1 or -1: how the station's figure for `direction` moves with this change. */
   step: 1 | -1;
-  /** The station's figure for `direction` once the server counts this change. */
+  /** The station's stationRecorded figure once the server counts this change. */
   expect: number;
+  /** The scan's uid: a scan the server turned away after all (a replay) is forgotten by it. */
+  uid?: string;
   /** +1 a guest in, -1 out (a check-out, or an entry undone). */
   delta: 1 | -1;
   direction: 'in' | 'out';
@@ -57,6 +59,38 @@ export interface LocalChange {
   station: string;
   /** The scan's time (UTC API Datetime), for the arrivals. */
   scannedAt?: string;
+}
+
+/**
+ * Every scan a station made and every undo of one, as the server has seen them: standing scans
+ * plus twice the undone ones (an undo takes one from the standing and adds one undone). It
+ * only grows, by one per change, so "has the server seen this change" is one comparison,
+ * whatever undos, scans and replays came between.
+ */
+export function stationRecorded(stats: EventStats, station: string): number {
+  const row = stats.stations.find((s) => s.station === station);
+  return row ? row.checked_in + row.checked_out + 2 * (row.undone ?? 0) : 0;
+}
+
+/** The station's changes with one more: it expects the station's record one past the last. */
+export function addChange(list: LocalChange[], change: Omit<LocalChange, 'at' | 'step' | 'expect'>, server: EventStats | undefined, now: number): LocalChange[] {
+  // The station's in (or out) figure steps by one per change: up for a scan, down for its undo.
+  const step = (change.direction === 'in' ? change.delta : -change.delta) as 1 | -1;
+  const before = [...list].reverse().find((c) => c.station === change.station);
+  const base = before ? before.expect : server ? stationRecorded(server, change.station) : 0;
+  return [...list, { ...change, at: now, step, expect: base + 1 }];
+}
+
+/** The changes the server's figures do not show yet (and are not so old they were lost). */
+export function unseenChanges(list: LocalChange[], figures: EventStats, now: number, expiresMs: number): LocalChange[] {
+  return list.filter((c) => stationRecorded(figures, c.station) < c.expect && now - c.at < expiresMs);
+}
+
+/** Without the change of a scan the server will never record; the station's later ones expect one less. */
+export function forgetChange(list: LocalChange[], uid: string): LocalChange[] {
+  const gone = list.find((c) => c.uid === uid);
+  if (!gone) return list;
+  return list.filter((c) => c !== gone).map((c) => (c.station === gone.station && c.expect > gone.expect ? { ...c, expect: c.expect - 1 } : c));
 }
 
 /** This station's accepted scans in one direction, as the server counts them. */
@@ -92,7 +126,7 @@ export function applyChanges(stats: EventStats, changes: LocalChange[]): EventSt
     }
     let station = next.stations.find((s) => s.station === change.station);
     if (!station) {
-      station = { station: change.station, checked_in: 0, checked_out: 0 };
+      station = { station: change.station, checked_in: 0, checked_out: 0, undone: 0 };
       next.stations.push(station);
     }
     if (change.direction === 'in') station.checked_in += change.step;

@@ -45,6 +45,14 @@ export interface GuestSummary {
   /** In a scan's answer: the guest's registration type asks for attention. */
   registration_type_attention?: boolean;
   registration_type_name?: string;
+  /** In a scan's answer: the guest's answers to questions marked show_at_door (meal, age check, size). */
+  door_answers?: DoorAnswer[];
+}
+
+export interface DoorAnswer {
+  question_id: number;
+  question: string;
+  answer: string;
 }
 
 export type ScanStatus =

@@ -1,11 +1,11 @@
-import { findCustomQuestion, insertCustomQuestion, listCustomQuestions } from '../../db/repositories/custom-questions';
+import { findCustomQuestion, insertCustomQuestion, listCustomQuestions, updateCustomQuestion } from '../../db/repositories/custom-questions';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
-import { CustomQuestion, CustomQuestionCreate, CustomQuestionCreated, CustomQuestionListQuery, CustomQuestionParams } from '../schemas/custom-questions';
+import { CustomQuestion, CustomQuestionCreate, CustomQuestionCreated, CustomQuestionListQuery, CustomQuestionParams, CustomQuestionUpdate } from '../schemas/custom-questions';
 import { MSG } from '../../core/messages';
 
 export function customQuestionsRouter(deps: RouteDeps) {
@@ -29,6 +29,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
         question: body.question,
         type: body.type,
         objstatus: body.objstatus,
+        show_at_door: body.show_at_door,
         choices: (body.choices ?? []).map((c) => c.answer),
       });
       return { status: 201, body: { id: question.id, question: question.question, type: question.type, choices: question.choices } };
@@ -68,6 +69,26 @@ export function customQuestionsRouter(deps: RouteDeps) {
     handler: async ({ params, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       const question = await findCustomQuestion(deps.db, event.id, params.custom_question_id);
+      if (!question) throw new NotFoundError(MSG.customQuestionNotFound, 'details');
+      return { status: 200, body: question };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/custom_questions/{custom_question_id}',
+    summary: "Change a custom question's text, status, or whether the door sees its answers",
+    tags: ['Custom questions'],
+    params: CustomQuestionParams,
+    body: CustomQuestionUpdate,
+    responses: {
+      200: { description: 'The changed question', content: { 'application/json': { schema: CustomQuestion } } },
+      400: { description: 'Field errors', content: { 'application/json': { schema: DetailsResponse } } },
+      404: { description: MSG.customQuestionNotFound, content: { 'application/json': { schema: DetailsResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const question = await updateCustomQuestion(deps.db, event.id, params.custom_question_id, body);
       if (!question) throw new NotFoundError(MSG.customQuestionNotFound, 'details');
       return { status: 200, body: question };
     },

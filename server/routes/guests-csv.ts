@@ -18,8 +18,8 @@ import {
   takenCodes,
   type CsvQuestion,
 } from '../../db/repositories/guests-csv';
-import { GUEST_TEXT_FIELDS, type GuestBatch, type GuestInsert } from '../../db/repositories/guests';
-import { toApiDatetime } from '../../core/time';
+import { GUEST_TEXT_FIELDS, type GuestBatch, type GuestInsert, type GuestRow } from '../../db/repositories/guests';
+import { zonedIso } from '../../core/time';
 import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../http/route';
 import { DomainError } from '../../core/errors';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
@@ -28,7 +28,7 @@ import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { GuestCreate, checkAnswers } from '../schemas/guests';
 import type { QuestionForAnswers } from '../../core/answers';
-import { GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors } from '../schemas/guests-csv';
+import { GuestsCsvExportQuery, GuestsCsvImportQuery, GuestsCsvImportResult, GuestsCsvRowErrors, SEPARATORS } from '../schemas/guests-csv';
 import { MSG } from '../../core/messages';
 
 export const GUESTS_CSV_MAX_BYTES = 100 * 1024 * 1024;
@@ -58,9 +58,18 @@ const PARSE_YIELD = 64;
 export const CHOICE_SEPARATOR = '; ';
 const PARSED_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
 
-/** Guest fields in export order; the same names are accepted on import. */
-const FIELD_COLUMNS = ['first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog', 'website', 'barcode', 'nfc_tag', 'registration_type'] as const;
+/** Guest fields in export order; an import reads them by these labels or by the API's names. */
+const FIELD_COLUMNS = ['first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog', 'website', 'barcode', 'nfc_tag', 'registration_type', 'attention', 'notes'] as const;
 type Field = (typeof FIELD_COLUMNS)[number];
+
+/** Each field's column header as a person writes it: the export's, and an error's name for a field the file lacks. */
+export const FIELD_LABELS: Record<Field, string> = {
+  first_name: 'First name', last_name: 'Last name', email: 'E-mail', prefix: 'Prefix', suffix: 'Suffix', phone: 'Phone',
+  cell_phone: 'Cell phone', company: 'Company', job_title: 'Job title', work_phone: 'Work phone', blog: 'Blog', website: 'Website',
+  barcode: 'Barcode', nfc_tag: 'NFC tag', registration_type: 'Registration type', attention: 'Attention', notes: 'Notes',
+};
+/** The export's columns after the guest fields, written by the server and left alone by an import. */
+const STATE_LABELS = { id: 'ID', registrationTypeId: 'Registration type ID', status: 'Status', checkedIn: 'Checked in', checkedInAt: 'Checked in at', created: 'Created', modified: 'Modified' };
 
 /** Spellings people use in spreadsheets, compared without case, spaces or punctuation. */
 const ALIASES: Record<string, Field> = {
@@ -79,7 +88,12 @@ const ALIASES: Record<string, Field> = {
   barcode: 'barcode', ticketcode: 'barcode',
   nfc: 'nfc_tag', nfctag: 'nfc_tag', nfcid: 'nfc_tag',
   registrationtype: 'registration_type', registrationtypeid: 'registration_type', tickettype: 'registration_type',
+  attention: 'attention', needsattention: 'attention',
+  notes: 'notes', note: 'notes', doornotes: 'notes',
 };
+// Attention cells (DESIGN "Check-in"): yes/true/1/x, case ignored; empty is no.
+const ATTENTION_YES = new Set(['yes', 'true', '1', 'x']);
+const ATTENTION_NO = new Set(['', 'no', 'false', '0']);
 /** Columns the export writes that an import leaves alone (the server owns them). */
 const READ_ONLY = new Set(['id', 'event', 'objstatus', 'status', 'checkedin', 'checkedinat', 'created', 'modified', 'selfie', 'source', 'registrationtypename', 'registrationtypeid']);
 
@@ -87,7 +101,7 @@ export function normaliseHeader(header: string): string {
   return header.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-type Column = { kind: 'field'; field: Field } | { kind: 'question'; question: CsvQuestion } | { kind: 'ignored' };
+type Column = { kind: 'field'; field: Field } | { kind: 'question'; question: CsvQuestion } | { kind: 'read-only' } | { kind: 'ignored' };
 
 function mapColumns(headers: string[], questions: CsvQuestion[]): Column[] {
   const byText = new Map(questions.map((q) => [normaliseHeader(q.question), q]));
@@ -105,8 +119,27 @@ function mapColumns(headers: string[], questions: CsvQuestion[]): Column[] {
       used.add(`q${question.id}`);
       return { kind: 'question', question };
     }
-    return { kind: 'ignored' };
+    return READ_ONLY.has(key) ? { kind: 'read-only' } : { kind: 'ignored' };
   });
+}
+
+/**
+ * Errors named as the file names its columns: a field by its column's header (its label when
+ * the file has none), an answer by its question's column.
+ */
+function columnNames(headers: string[], columns: Column[]): (key: string) => string {
+  const names = new Map<string, string>();
+  columns.forEach((c, i) => {
+    if (c.kind === 'field') names.set(c.field, headers[i]);
+    else if (c.kind === 'question') names.set(`q${c.question.id}`, headers[i]);
+  });
+  return (key) => names.get(key) ?? FIELD_LABELS[key as Field] ?? key;
+}
+
+function renameErrors(errors: FieldErrors, nameOf: (key: string) => string): FieldErrors {
+  const named: FieldErrors = {};
+  for (const [key, messages] of Object.entries(errors)) (named[nameOf(key)] ??= []).push(...messages);
+  return named;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -117,6 +150,7 @@ interface RowContext {
   answerRules: Map<number, QuestionForAnswers>;
   registrationTypes: { id: number; name: string }[];
   hasTypeColumn: boolean;
+  nameOf: (key: string) => string;
 }
 
 function choiceFor(question: CsvQuestion, value: string): number | undefined {
@@ -142,7 +176,7 @@ function answersOf(cells: Map<CsvQuestion, string>, errors: FieldErrors): unknow
     const ids: number[] = [];
     for (const value of values) {
       const choice = choiceFor(question, value);
-      if (choice === undefined) (errors.custom_questions ??= []).push(MSG.answerChoiceNotFound(value, question.id));
+      if (choice === undefined) (errors[`q${question.id}`] ??= []).push(MSG.csvChoiceUnknown(value, question.choices.map((c) => c.answer)));
       else ids.push(choice);
     }
     if (ids.length === values.length) raw.push({ question_id: question.id, answer: question.type === 'checkbox' ? ids : ids[0] });
@@ -153,10 +187,15 @@ function answersOf(cells: Map<CsvQuestion, string>, errors: FieldErrors): unknow
 function registrationTypeOf(value: string | undefined, ctx: RowContext): unknown {
   if (value === undefined) return ctx.registrationTypes.length === 1 && !ctx.hasTypeColumn ? ctx.registrationTypes[0].id : undefined;
   const wanted = value.trim();
-  if (wanted === '') return undefined;
+  if (wanted === '') return ctx.registrationTypes.length === 1 ? ctx.registrationTypes[0].id : undefined;
   const byId = /^\d+$/.test(wanted) ? ctx.registrationTypes.find((t) => t.id === Number(wanted)) : undefined;
   const byName = ctx.registrationTypes.find((t) => t.name.trim().toLowerCase() === wanted.toLowerCase());
   return (byId ?? byName)?.id ?? -1;
+}
+
+function attentionOf(cell: string): boolean | string {
+  const value = cell.trim().toLowerCase();
+  return ATTENTION_YES.has(value) ? true : ATTENTION_NO.has(value) ? false : cell;
 }
 
 /**
@@ -168,7 +207,8 @@ function guestOfRow(record: string[], columns: Column[], ctx: RowContext): { gue
   const questionCells = new Map<CsvQuestion, string>();
   columns.forEach((column, i) => {
     const cell = record[i] ?? '';
-    if (column.kind === 'field') {
+    if (column.kind === 'field' && column.field === 'attention') input.attention = attentionOf(cell);
+    else if (column.kind === 'field') {
       const required = column.field === 'first_name' || column.field === 'last_name' || column.field === 'email';
       if (cell !== '' || required || column.field === 'registration_type') input[column.field] = cell;
     } else if (column.kind === 'question') questionCells.set(column.question, cell);
@@ -180,10 +220,12 @@ function guestOfRow(record: string[], columns: Column[], ctx: RowContext): { gue
   const answers = checked.answers.filter((a) => a.choice_id !== null || a.text_answer !== null);
   const parsed = GuestCreate.safeParse(input);
   if (!parsed.success) Object.assign(errors, fieldErrorsOf(parsed.error));
-  if (input.registration_type === -1 || (typeof input.registration_type === 'string' && !errors.registration_type)) {
-    errors.registration_type = [MSG.eventHasNoRegistrationType];
-  }
-  if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
+  const typeNames = ctx.registrationTypes.map((t) => t.name);
+  const typeCell = columns.findIndex((c) => c.kind === 'field' && c.field === 'registration_type');
+  if (input.registration_type === -1) errors.registration_type = [MSG.csvRegistrationTypeUnknown((record[typeCell] ?? '').trim(), typeNames)];
+  else if (input.registration_type === undefined) errors.registration_type = [MSG.csvRegistrationTypeMissing(typeNames)];
+  if (typeof input.attention === 'string') errors.attention = [MSG.csvAttentionInvalid(input.attention)];
+  if (Object.keys(errors).length > 0 || !parsed.success) return { errors: renameErrors(errors, ctx.nameOf) };
   const data = parsed.data as Record<string, unknown>;
   const guest: Record<string, unknown> = {
     registration_type_id: data.registration_type,
@@ -192,7 +234,7 @@ function guestOfRow(record: string[], columns: Column[], ctx: RowContext): { gue
     email: data.email,
     answers,
   };
-  for (const f of [...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag'] as const) if (data[f] !== undefined) guest[f] = data[f];
+  for (const f of [...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag', 'attention', 'notes'] as const) if (data[f] !== undefined) guest[f] = data[f];
   return { guest: guest as GuestInsert };
 }
 
@@ -360,13 +402,13 @@ class RowErrors {
 }
 
 /** The rows (each code's first) whose barcode or NFC tag a guest of the event already has. */
-async function takenCodeRows(db: Conn, eventId: number, codeRows: { barcode: Map<string, number>; nfc_tag: Map<string, number> }): Promise<Map<number, FieldErrors>> {
+async function takenCodeRows(db: Conn, eventId: number, codeRows: { barcode: Map<string, number>; nfc_tag: Map<string, number> }, nameOf: (key: string) => string): Promise<Map<number, FieldErrors>> {
   const taken = await takenCodes(db, eventId, [...codeRows.barcode.keys()], [...codeRows.nfc_tag.keys()]);
   const late = new Map<number, FieldErrors>();
-  for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { barcode: [MSG.barcodeExists] });
+  for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { [nameOf('barcode')]: [MSG.csvCodeTaken(code)] });
   for (const code of taken.nfcTags) {
     const at = codeRows.nfc_tag.get(code)!;
-    late.set(at, { ...late.get(at), nfc_tag: [MSG.nfcTagExists] });
+    late.set(at, { ...late.get(at), [nameOf('nfc_tag')]: [MSG.csvCodeTaken(code)] });
   }
   return late;
 }
@@ -393,11 +435,22 @@ export function sniffDelimiter(text: string): string {
 function exportHeader(questions: CsvQuestion[]): string[] {
   const texts = new Map<string, number>();
   for (const q of questions) texts.set(q.question, (texts.get(q.question) ?? 0) + 1);
+  const s = STATE_LABELS;
   return [
-    'id', ...FIELD_COLUMNS, 'registration_type_id', 'objstatus', 'checked_in', 'checked_in_at', 'created', 'modified',
+    s.id, ...FIELD_COLUMNS.map((f) => FIELD_LABELS[f]), s.registrationTypeId, s.status, s.checkedIn, s.checkedInAt, s.created, s.modified,
     // Two questions with the same text stay two columns.
     ...questions.map((q) => ((texts.get(q.question) ?? 0) > 1 ? `${q.question} (${q.id})` : q.question)),
   ];
+}
+
+// A cell a spreadsheet would run as a formula starts with one of these (OWASP "CSV injection").
+const FORMULA_START = /^[=+\-@\t\r]/;
+// A phone number (`+44 20 7946 0958`, `+1 (555) 010-0199`) starts with + but calls nothing.
+const PHONE_NUMBER = /^\+[\d\s().\/-]+$/;
+
+/** The cell as written: a formula-like text gets a leading ' so no spreadsheet runs it. */
+export function formulaSafe(cell: string): string {
+  return FORMULA_START.test(cell) && !PHONE_NUMBER.test(cell) ? `'${cell}` : cell;
 }
 
 export function guestsCsvRouter(deps: RouteDeps) {
@@ -410,11 +463,12 @@ export function guestsCsvRouter(deps: RouteDeps) {
     tags: ['Guests'],
     access: 'door',
     params: EventParams,
+    query: GuestsCsvExportQuery,
     responses: {
       200: { description: 'The guest list', content: { 'text/csv': { schema: { type: 'string' } } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ params, caller, res }) => {
+    handler: async ({ params, query, caller, res }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       const [questions, types] = await Promise.all([csvQuestions(deps.db, event.id), csvRegistrationTypes(deps.db, event.id)]);
       const typeNames = new Map(types.map((t) => [t.id, t.name]));
@@ -423,22 +477,27 @@ export function guestsCsvRouter(deps: RouteDeps) {
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       // The BOM makes spreadsheet programs read the file as UTF-8. A cell (or question text in
       // the header) starting with = + - @ tab or CR gets a leading ' so no spreadsheet runs it.
-      const csv = stringify({ header: true, columns: exportHeader(questions), bom: true, escape_formulas: true });
+      const csv = stringify({ header: true, columns: exportHeader(questions).map(formulaSafe), bom: true, delimiter: SEPARATORS[query.separator ?? 'comma'] });
       const done = pipeline(csv, res);
+      // Times on the venue's clock, with the offset that makes each one instant (DESIGN "Records").
+      const time = (instant: string | null) => (instant ? zonedIso(instant, event.timezone) : '');
+      const yesNo = (value: unknown) => (value ? 'yes' : 'no');
+      const fieldCell = (guest: GuestRow, f: Field) =>
+        f === 'registration_type' ? typeNames.get(guest.registration_type_id) : f === 'attention' ? yesNo(guest.attention) : guest[f];
       for await (const page of guestPages(deps.db, event.id)) {
         for (const { guest, answers } of page) {
           const byQuestion = new Map(answers.map((a) => [a.question_id, a.answer.map((x) => x.answer).join(CHOICE_SEPARATOR)]));
           const row = [
-            guest.id,
-            ...FIELD_COLUMNS.map((f) => (f === 'registration_type' ? typeNames.get(guest.registration_type_id) : guest[f]) ?? ''),
-            guest.registration_type_id,
-            guest.objstatus,
-            guest.checked_in_at ? 'true' : 'false',
-            toApiDatetime(guest.checked_in_at) ?? '',
-            toApiDatetime(guest.created),
-            toApiDatetime(guest.modified),
+            String(guest.id),
+            ...FIELD_COLUMNS.map((f) => String(fieldCell(guest, f) ?? '')),
+            String(guest.registration_type_id),
+            Number(guest.objstatus) === 2 ? 'inactive' : 'active',
+            yesNo(guest.checked_in_at),
+            time(guest.checked_in_at),
+            time(guest.created),
+            time(guest.modified),
             ...questions.map((q) => byQuestion.get(q.id) ?? ''),
-          ];
+          ].map(formulaSafe);
           if (!csv.write(row)) await new Promise((resolve) => csv.once('drain', resolve));
         }
       }
@@ -458,7 +517,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
     responses: {
       200: { description: 'Dry run: what would be created', content: { 'application/json': { schema: GuestsCsvImportResult } } },
       201: { description: 'Guests created', content: { 'application/json': { schema: GuestsCsvImportResult } } },
-      400: { description: 'Rows with errors (nothing written)', content: { 'application/json': { schema: GuestsCsvRowErrors } } },
+      400: { description: 'Rows with errors (nothing written), named by the file\'s column headers', content: { 'application/json': { schema: GuestsCsvRowErrors } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
       413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
     },
@@ -472,6 +531,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
       let columns: Column[] | undefined;
       let headers: string[] = [];
       let ctx: RowContext | undefined;
+      let nameOf: (key: string) => string = (key) => key;
       const errors = new RowErrors();
       // Each code's first row, for codes repeated in the file and codes the event already has.
       const codeRows = { barcode: new Map<string, number>(), nfc_tag: new Map<string, number>() };
@@ -488,7 +548,8 @@ export function guestsCsvRouter(deps: RouteDeps) {
               if (!columns) {
                 headers = record.map((h) => h.trim());
                 columns = mapColumns(headers, questions);
-                ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type') };
+                nameOf = columnNames(headers, columns);
+                ctx = { questions, answerRules, registrationTypes, hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type'), nameOf };
                 continue;
               }
               row++;
@@ -503,8 +564,10 @@ export function guestsCsvRouter(deps: RouteDeps) {
               }
               const guest = result.guest!;
               const repeated: FieldErrors = {};
-              if (guest.barcode && codeRows.barcode.has(guest.barcode)) repeated.barcode = [MSG.barcodeExists];
-              if (guest.nfc_tag && codeRows.nfc_tag.has(guest.nfc_tag)) repeated.nfc_tag = [MSG.nfcTagExists];
+              const barcodeRow = guest.barcode ? codeRows.barcode.get(guest.barcode) : undefined;
+              const tagRow = guest.nfc_tag ? codeRows.nfc_tag.get(guest.nfc_tag) : undefined;
+              if (barcodeRow) repeated[nameOf('barcode')] = [MSG.csvCodeRepeated(guest.barcode!, barcodeRow)];
+              if (tagRow) repeated[nameOf('nfc_tag')] = [MSG.csvCodeRepeated(guest.nfc_tag!, tagRow)];
               if (Object.keys(repeated).length > 0) errors.add(row, repeated);
               else {
                 if (guest.barcode) codeRows.barcode.set(guest.barcode, row);
@@ -523,7 +586,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
 
           // Codes must also be unique against the guests the event already has.
           const refuseTakenCodes = async () => {
-            errors.merge(await takenCodeRows(deps.db, event.id, codeRows));
+            errors.merge(await takenCodeRows(deps.db, event.id, codeRows, nameOf));
             if (errors.count > 0) throw new ValidationError(errors.body);
           };
           await refuseTakenCodes();
@@ -541,12 +604,13 @@ export function guestsCsvRouter(deps: RouteDeps) {
 
       const used: Record<string, string> = {};
       const ignored: string[] = [];
+      const readOnly: string[] = [];
       mapped.forEach((c, i) => {
         if (c.kind === 'field') used[headers[i]] = c.field;
         else if (c.kind === 'question') used[headers[i]] = `question ${c.question.id}`;
-        else if (!READ_ONLY.has(normaliseHeader(headers[i]))) ignored.push(headers[i]);
+        else (c.kind === 'read-only' ? readOnly : ignored).push(headers[i]);
       });
-      const summary = { columns: used, ignored_columns: ignored, would_create: valid };
+      const summary = { columns: used, ignored_columns: ignored, read_only_columns: readOnly, would_create: valid };
       if (query.dry_run) return { status: 200, body: { dry_run: true, created: 0, ...summary } };
       return { status: 201, body: { dry_run: false, created: valid, ...summary } };
     },

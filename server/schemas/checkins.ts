@@ -66,9 +66,12 @@ export const ScanGuest = z
     registration_type: z.number().int(),
     registration_type_name: z.string(),
     barcode: z.string(),
-    attention: z.boolean().openapi({ description: 'The guest needs attention at the door: show `notes` and wait for someone to see it.' }),
-    notes: z.string().nullable(),
-    registration_type_attention: z.boolean().openapi({ description: 'Every guest of this registration type needs attention.' }),
+    attention: z.boolean().openapi({ description: 'The door must stop for this guest (VIP, age check, access needs)' }),
+    notes: z.string().nullable().openapi({ description: 'Why, or what to do: for the door staff' }),
+    registration_type_attention: z.boolean().openapi({ description: "The guest's registration type asks the door to stop for all its guests" }),
+    door_answers: z
+      .array(z.object({ question_id: z.number().int(), question: z.string(), answer: z.string().openapi({ description: 'A choice by its text; several joined by "; "' }) }))
+      .openapi({ description: 'The guest\'s answers to the questions marked show_at_door' }),
   })
   .openapi('ScanGuest');
 
@@ -127,7 +130,14 @@ export const EventStats = z
         overbook_capacity: z.number().int(),
       }),
     ),
-    stations: z.array(z.object({ station: z.string().nullable(), checked_in: z.number().int(), checked_out: z.number().int() })),
+    stations: z.array(
+      z.object({
+        station: z.string().nullable(),
+        checked_in: z.number().int(),
+        checked_out: z.number().int(),
+        undone: z.number().int().openapi({ description: "The station's scans taken back since" }),
+      }),
+    ),
     arrivals: z.array(z.object({ starts: z.string(), checked_in: z.number().int() })),
   })
   .openapi('EventStats');

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, integer, pathId, requiredText } from './fields';
+import { boolean, choice, integer, pathId, requiredText } from './fields';
 import { CUSTOM_QUESTION_TYPES, MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 
@@ -23,12 +23,21 @@ export const CustomQuestionCreate = z
     type: choice(CUSTOM_QUESTION_TYPES, MSG.invalidCustomQuestionType),
     choices: z.array(Choice, { error: MSG.invalidList }).nullish(),
     objstatus: objstatus.default(QUESTION_OBJSTATUS.active),
+    show_at_door: boolean().default(false).openapi({ description: "Show guests' answers to it at the door, with the scan" }),
   })
   .superRefine((q, ctx) => {
     // The spec's general-error shape: {"details": ["Following types require choices: ..."]}.
     if (CHOICE_TYPES.includes(q.type) && !q.choices?.length) ctx.addIssue({ code: 'custom', path: ['details'], message: MSG.choicesRequired });
   })
   .openapi('CustomQuestionCreate');
+
+export const CustomQuestionUpdate = z
+  .object({
+    question: requiredText(2000).optional(),
+    objstatus: objstatus.optional(),
+    show_at_door: boolean().optional().openapi({ description: "Show guests' answers to it at the door, with the scan" }),
+  })
+  .openapi('CustomQuestionUpdate');
 
 // Any id that is not a stored one (also a non-number: the spec types it string) answers the 404 of the resource.
 export const CustomQuestionParams = z.object({ event_id: pathId, custom_question_id: recordId });
@@ -48,6 +57,7 @@ export const CustomQuestion = z
     type: z.enum(CUSTOM_QUESTION_TYPES),
     choices: z.array(ChoiceOut),
     objstatus: z.string().openapi({ example: '1', description: '1 Active, 2 Inactive, 3 Deleted' }),
+    show_at_door: z.boolean().openapi({ description: "Guests' answers to it come with their scans (door_answers)" }),
     created: z.string(),
     modified: z.string(),
   })

@@ -44,6 +44,7 @@ describe('check-ins', () => {
       attention: false,
       notes: null,
       registration_type_attention: false,
+      door_answers: [],
     };
     return { id, barcode: summary.barcode, summary };
   }
@@ -626,6 +627,7 @@ describe('check-ins', () => {
         attention: true,
         notes: 'Check ID: age',
         registration_type_attention: true,
+        door_answers: [],
       };
       const first = await scan(server, eventId, { barcode: 'ATTN-0001' });
       assert.equal(first.status, 201);
@@ -633,6 +635,70 @@ describe('check-ins', () => {
       const again = await scan(server, eventId, { barcode: 'ATTN-0001' });
       assert.equal(again.status, 409);
       assert.deepEqual(again.body.guest, expected);
+    });
+  });
+
+  describe('POST /events/:event_id/checkins with questions shown at the door', () => {
+    it("carries the guest's answers to show_at_door questions (choices by text) on green, amber and attention answers, and no others", async () => {
+      const doorEvent = await createEvent(server, await createGroup(server));
+      const type = await seedRegistrationType(server, doorEvent);
+      const question = async (body: Record<string, unknown>) => (await server.post(`/events/${doorEvent}/custom_questions`, body)).body;
+      const meal = await question({ question: 'Meal?', type: 'radio', choices: [{ answer: 'Fish' }, { answer: 'Veggie' }], show_at_door: true });
+      const shirt = await question({ question: 'T-shirt', type: 'checkbox', choices: [{ answer: 'S' }, { answer: 'M' }] });
+      const age = await question({ question: 'Age check', type: 'text' });
+      const secret = await question({ question: 'Dietary secret', type: 'text' });
+      // Set after creation: update turns it on.
+      const changed = await server.put(`/events/${doorEvent}/custom_questions/${shirt.id}`, { show_at_door: true });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      assert.equal(changed.body.show_at_door, true);
+      assert.equal((await server.put(`/events/${doorEvent}/custom_questions/${age.id}`, { show_at_door: true })).status, 200);
+      const read = await server.get(`/events/${doorEvent}/custom_questions/${secret.id}`);
+      assert.equal(read.body.show_at_door, false);
+      const made = await server.post(`/events/${doorEvent}/guests`, {
+        registration_type: type, first_name: 'Ada', last_name: 'Byron', email: '', barcode: 'DOOR-ANS-1', attention: true,
+        custom_questions: [
+          { question_id: meal.id, answer: meal.choices[1].id },
+          { question_id: shirt.id, answer: [shirt.choices[0].id, shirt.choices[1].id] },
+          { question_id: age.id, answer: 'Over 18, ID seen' },
+          { question_id: secret.id, answer: 'not for the door' },
+        ],
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const expected = [
+        { question_id: meal.id, question: 'Meal?', answer: 'Veggie' },
+        { question_id: shirt.id, question: 'T-shirt', answer: 'S; M' },
+        { question_id: age.id, question: 'Age check', answer: 'Over 18, ID seen' },
+      ];
+      const green = await scan(server, doorEvent, { barcode: 'DOOR-ANS-1' });
+      assert.equal(green.status, 201);
+      assert.deepEqual(green.body.guest.door_answers, expected);
+      assert.equal(green.body.guest.attention, true);
+      const amber = await scan(server, doorEvent, { barcode: 'DOOR-ANS-1' });
+      assert.equal(amber.status, 409);
+      assert.deepEqual(amber.body.guest.door_answers, expected);
+      // Turned off again: the next scan no longer carries it.
+      await server.put(`/events/${doorEvent}/custom_questions/${meal.id}`, { show_at_door: false });
+      const out = await scan(server, doorEvent, { barcode: 'DOOR-ANS-1', direction: 'out' });
+      assert.deepEqual(out.body.guest.door_answers, expected.slice(1));
+    });
+
+    it('documents door_answers, attention and notes of the scanned guest, and show_at_door, in /openapi.json', async () => {
+      const doc = (await server.get('/openapi.json', { token: null })).body;
+      const guest = doc.components.schemas.ScanGuest;
+      for (const field of ['attention', 'notes', 'registration_type_attention', 'door_answers']) assert.ok(guest.required.includes(field), field);
+      assert.deepEqual(Object.keys(guest.properties.door_answers.items.properties), ['question_id', 'question', 'answer']);
+      assert.ok(doc.components.schemas.CustomQuestion.properties.show_at_door);
+      assert.ok(doc.components.schemas.CustomQuestionUpdate.properties.show_at_door);
+    });
+
+    it('answers 400 for a show_at_door that is not a boolean and 404 for a question of another event', async () => {
+      const doorEvent = await createEvent(server, await createGroup(server));
+      const q = (await server.post(`/events/${doorEvent}/custom_questions`, { question: 'Q', type: 'text' })).body;
+      const bad = await server.put(`/events/${doorEvent}/custom_questions/${q.id}`, { show_at_door: 'perhaps' });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.body, { show_at_door: [MSG.invalidBoolean] });
+      const other = await createEvent(server, await createGroup(server));
+      assert.equal((await server.put(`/events/${other}/custom_questions/${q.id}`, { show_at_door: true })).status, 404);
     });
   });
 

@@ -79,12 +79,14 @@ describe('custom questions', () => {
   });
 
   describe('GET /events/:event_id/custom_questions/:custom_question_id', () => {
-    it('returns id, question, type, choices and objstatus ("1" by default, as sent otherwise)', async () => {
+    it('returns id, question, type, choices, objstatus ("1" by default, as sent otherwise) and show_at_door (false unless sent)', async () => {
       const created = await server.post(path(), { question: 'Size?', type: 'drop_down', choices: [{ answer: 'S' }, { answer: 'M' }] });
       const res = await server.get(`${path()}/${created.body.id}`);
       assert.equal(res.status, 200);
       const { created: c, modified, ...rest } = res.body;
-      assert.deepEqual(rest, { id: created.body.id, question: 'Size?', type: 'drop_down', choices: created.body.choices, objstatus: '1' });
+      assert.deepEqual(rest, { id: created.body.id, question: 'Size?', type: 'drop_down', choices: created.body.choices, objstatus: '1', show_at_door: false });
+      const shown = await server.post(path(), { question: 'Meal?', type: 'text', show_at_door: true });
+      assert.equal((await server.get(`${path()}/${shown.body.id}`)).body.show_at_door, true);
       assert.match(c, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
       const inactive = await server.post(path(), { question: 'Old', type: 'text', objstatus: 2 });
       assert.equal((await server.get(`${path()}/${inactive.body.id}`)).body.objstatus, '2');

@@ -14,7 +14,7 @@ interface EventSetup {
   general: number;
   diet: { id: number; choices: Record<string, number> };
   topics: { id: number; choices: Record<string, number> };
-  notes: number;
+  allergies: number;
 }
 
 /** An event with two registration types and a radio, a checkbox and a text question. */
@@ -36,7 +36,7 @@ async function setUpEvent(server: TestServer, groupId: number): Promise<EventSet
     general: await type('General'),
     diet: await question('Diet?', 'radio', ['Vegan', 'Omnivore']),
     topics: await question('Topics', 'checkbox', ['AI', 'Music', 'Food']),
-    notes: (await question('Notes', 'text')).id,
+    allergies: (await question('Allergies', 'text')).id,
   };
 }
 
@@ -54,9 +54,9 @@ async function guestCount(server: TestServer, eventId: number): Promise<number> 
 }
 
 const SPREADSHEET = [
-  'First Name,Last Name,E-mail,Company,Barcode,NFC,Registration Type,Diet?,Topics,Notes,Shoe size',
-  'Ada,Lovelace,ada@example.test,Analytical Engines,ADA-1,NFC-ADA,VIP,Vegan,AI; Music,"Likes ""tea"", not coffee",38',
-  'Grace,Hopper,grace@example.test,,,,general,Omnivore,,,',
+  'First Name,Last Name,E-mail,Company,Phone,Barcode,NFC,Registration Type,Attention,Notes,Diet?,Topics,Allergies,Shoe size',
+  'Ada,Lovelace,ada@example.test,Analytical Engines,+44 20 7946 0958,ADA-1,NFC-ADA,VIP,X,Check ID at the door,Vegan,AI; Music,"Likes ""tea"", not coffee",38',
+  'Grace,Hopper,grace@example.test,,,,,general,,,Omnivore,,,',
   '',
 ].join('\r\n');
 
@@ -80,10 +80,12 @@ describe('POST /events/:event_id/guests.csv', () => {
       created: 0,
       would_create: 2,
       columns: {
-        'First Name': 'first_name', 'Last Name': 'last_name', 'E-mail': 'email', Company: 'company', Barcode: 'barcode', NFC: 'nfc_tag',
-        'Registration Type': 'registration_type', 'Diet?': `question ${setup.diet.id}`, Topics: `question ${setup.topics.id}`, Notes: `question ${setup.notes}`,
+        'First Name': 'first_name', 'Last Name': 'last_name', 'E-mail': 'email', Company: 'company', Phone: 'phone', Barcode: 'barcode', NFC: 'nfc_tag',
+        'Registration Type': 'registration_type', Attention: 'attention', Notes: 'notes',
+        'Diet?': `question ${setup.diet.id}`, Topics: `question ${setup.topics.id}`, Allergies: `question ${setup.allergies}`,
       },
       ignored_columns: ['Shoe size'],
+      read_only_columns: [],
     });
     assert.equal(await guestCount(server, setup.eventId), 0);
   });
@@ -102,8 +104,13 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.equal(ada.nfc_tag, 'NFC-ADA');
     assert.equal(ada.registration_type, setup.vip);
     const answers = Object.fromEntries(ada.custom_questions.map((q: any) => [q.question_text, q.answer.map((a: any) => a.answer)]));
-    assert.deepEqual(answers, { 'Diet?': ['Vegan'], Topics: ['AI', 'Music'], Notes: ['Likes "tea", not coffee'] });
+    assert.deepEqual(answers, { 'Diet?': ['Vegan'], Topics: ['AI', 'Music'], Allergies: ['Likes "tea", not coffee'] });
+    assert.equal(ada.attention, true);
+    assert.equal(ada.notes, 'Check ID at the door');
+    assert.equal(ada.phone, '+44 20 7946 0958');
     assert.equal(grace.registration_type, setup.general);
+    assert.equal(grace.attention, false);
+    assert.equal(grace.notes, null);
     assert.equal(grace.company, null);
     assert.equal(grace.nfc_tag, null);
     assert.match(grace.barcode, /^\S+$/, 'an empty barcode cell gets a generated barcode');
@@ -112,26 +119,31 @@ describe('POST /events/:event_id/guests.csv', () => {
   it('answers 400 with every bad row and its messages, and writes nothing', async () => {
     const before = await guestCount(server, setup.eventId);
     const csv = [
-      'first_name,last_name,email,barcode,nfc_tag,registration_type,Diet?',
-      ',Blank,blank@example.test,B-1,,VIP,Vegan', // row 2: blank first name
-      'Dup,One,d1@example.test,SAME,,VIP,', // row 3: fine on its own
-      'Dup,Two,d2@example.test,SAME,,VIP,', // row 4: barcode repeated in the file
-      'Old,Code,old@example.test,ADA-1,,VIP,', // row 5: barcode of a guest already here
-      'Bad,Type,bt@example.test,B-5,,Backstage,', // row 6: no such registration type
-      'Bad,Choice,bc@example.test,B-6,,VIP,Pescatarian', // row 7: no such choice
-      'Tag,Taken,tt@example.test,B-7,NFC-ADA,VIP,', // row 8: NFC tag of a guest already here
-      'Good,Row,good@example.test,B-8,,VIP,Omnivore', // row 9
-    ].join('\n');
+      'Vorname,last_name,email,Ticket code,nfc_tag,Ticket type,Diet?,VIP?',
+      ',Blank,blank@example.test,B-1,,VIP,Vegan,', // row 2: blank first name
+      'Dup,One,d1@example.test,SAME,,VIP,,', // row 3: fine on its own
+      'Dup,Two,d2@example.test,SAME,,VIP,,', // row 4: barcode repeated in the file
+      'Old,Code,old@example.test,ADA-1,,VIP,,', // row 5: barcode of a guest already here
+      'Bad,Type,bt@example.test,B-5,,Backstage,,', // row 6: no such registration type
+      'Bad,Choice,bc@example.test,B-6,,VIP,Pescatarian,', // row 7: no such choice
+      'Tag,Taken,tt@example.test,B-7,NFC-ADA,VIP,,', // row 8: NFC tag of a guest already here
+      'Good,Row,good@example.test,B-8,,VIP,Omnivore,', // row 9
+      'Bad,Attention,ba@example.test,B-10,,VIP,,maybe', // row 10: attention neither yes nor no
+    ].join('\n')
+      // The attention column, named as a person would.
+      .replace('VIP?', 'Attention');
     const res = await upload(server, setup.eventId, csv);
     assert.equal(res.status, 400, JSON.stringify(res.body));
+    // Each error names the file's own column, the value, and what would be accepted.
     assert.deepEqual(res.body, {
       rows: [
-        { row: 2, errors: { first_name: [MSG.blank] } },
-        { row: 4, errors: { barcode: [MSG.barcodeExists] } },
-        { row: 5, errors: { barcode: [MSG.barcodeExists] } },
-        { row: 6, errors: { registration_type: [MSG.eventHasNoRegistrationType] } },
-        { row: 7, errors: { custom_questions: [MSG.answerChoiceNotFound('Pescatarian', setup.diet.id)] } },
-        { row: 8, errors: { nfc_tag: [MSG.nfcTagExists] } },
+        { row: 2, errors: { Vorname: [MSG.blank] } },
+        { row: 4, errors: { 'Ticket code': [MSG.csvCodeRepeated('SAME', 3)] } },
+        { row: 5, errors: { 'Ticket code': [MSG.csvCodeTaken('ADA-1')] } },
+        { row: 6, errors: { 'Ticket type': [MSG.csvRegistrationTypeUnknown('Backstage', ['VIP', 'General'])] } },
+        { row: 7, errors: { 'Diet?': [MSG.csvChoiceUnknown('Pescatarian', ['Vegan', 'Omnivore'])] } },
+        { row: 8, errors: { nfc_tag: [MSG.csvCodeTaken('NFC-ADA')] } },
+        { row: 10, errors: { Attention: [MSG.csvAttentionInvalid('maybe')] } },
       ],
       more_rows: 0,
     });
@@ -142,7 +154,7 @@ describe('POST /events/:event_id/guests.csv', () => {
     const csv = 'Vorname;Nachname;Email;Registration Type;Topics\nZoe;Semi;zoe@example.test;VIP;AI; Food\n\n;Blank;b@example.test;VIP;\n';
     const res = await upload(server, setup.eventId, csv, '?dry_run=true');
     assert.equal(res.status, 400, JSON.stringify(res.body));
-    assert.deepEqual(res.body, { rows: [{ row: 4, errors: { first_name: [MSG.blank] } }], more_rows: 0 });
+    assert.deepEqual(res.body, { rows: [{ row: 4, errors: { Vorname: [MSG.blank] } }], more_rows: 0 });
     const ok = await upload(server, setup.eventId, csv.split('\n').slice(0, 2).join('\n'), '?dry_run=true');
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.would_create, 1);
@@ -151,13 +163,13 @@ describe('POST /events/:event_id/guests.csv', () => {
   it('answers 400 This field is required. on every row when a required column is missing', async () => {
     const res = await upload(server, setup.eventId, 'Last Name,Email,Registration Type\nSolo,solo@example.test,VIP\n');
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { first_name: [MSG.required] } }], more_rows: 0 });
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { 'First name': [MSG.required] } }], more_rows: 0 });
   });
 
   it('answers 400 Barcode cannot be empty for a barcode of spaces', async () => {
     const res = await upload(server, setup.eventId, 'First Name,Last Name,Email,Barcode,Registration Type\nSpace,Code,sc@example.test,"   ",VIP\n');
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { barcode: [MSG.barcodeEmpty] } }], more_rows: 0 });
+    assert.deepEqual(res.body, { rows: [{ row: 2, errors: { Barcode: [MSG.barcodeEmpty] } }], more_rows: 0 });
   });
 
   it('answers 400 with a clear message for a CSV that cannot be read', async () => {
@@ -225,7 +237,7 @@ describe('POST /events/:event_id/guests.csv', () => {
     // The last row's barcode is a door guest's: found only once every row has been staged.
     const refused = await alongside(upload(server, eventId, file('DOOR-0')));
     assert.equal(refused.result.status, 400, JSON.stringify(refused.result.body));
-    assert.deepEqual(refused.result.body, { rows: [{ row: rows + 1, errors: { barcode: [MSG.barcodeExists] } }], more_rows: 0 });
+    assert.deepEqual(refused.result.body, { rows: [{ row: rows + 1, errors: { barcode: [MSG.csvCodeTaken('DOOR-0')] } }], more_rows: 0 });
     assert.ok(refused.statuses.every((s) => s === 201), JSON.stringify(refused.statuses));
     assert.ok(refused.counts.every((c) => c === 40), JSON.stringify(refused.counts));
     assert.deepEqual([await count(), await terms(), await hidden()], [40, termsBefore, hiddenBefore]);
@@ -253,7 +265,7 @@ describe('POST /events/:event_id/guests.csv', () => {
     const results = await Promise.all([upload(server, eventId, file('A')), upload(server, eventId, file('B'))]);
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 400], JSON.stringify(results.map((r) => r.body)));
     const refused = results.find((r) => r.status === 400)!;
-    assert.deepEqual(refused.body, { rows: [{ row: 602, errors: { barcode: [MSG.barcodeExists] } }], more_rows: 0 });
+    assert.deepEqual(refused.body, { rows: [{ row: 602, errors: { barcode: [MSG.csvCodeTaken('SHARED-CODE')] } }], more_rows: 0 });
     assert.equal(await guestCount(server, eventId), 1200);
     assert.equal(Number((await server.db('events').whereNotNull('importing_since').count({ n: '*' }))[0].n), 0);
   });
@@ -290,20 +302,41 @@ describe('GET /events/:event_id/guests.csv', () => {
     assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename=".*-guests\.csv"$|^attachment; filename=.*-guests\.csv$/);
     const [header, ...rows] = parse(res.text, { bom: true }) as string[][];
     assert.deepEqual(header, [
-      'id', 'first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog',
-      'website', 'barcode', 'nfc_tag', 'registration_type', 'registration_type_id', 'objstatus', 'checked_in', 'checked_in_at', 'created',
-      'modified', 'Diet?', 'Topics', 'Notes',
+      'ID', 'First name', 'Last name', 'E-mail', 'Prefix', 'Suffix', 'Phone', 'Cell phone', 'Company', 'Job title', 'Work phone', 'Blog',
+      'Website', 'Barcode', 'NFC tag', 'Registration type', 'Attention', 'Notes', 'Registration type ID', 'Status', 'Checked in',
+      'Checked in at', 'Created', 'Modified', 'Diet?', 'Topics', 'Allergies',
     ]);
     const ada = Object.fromEntries(header.map((h, i) => [h, rows[0][i]]));
-    assert.equal(ada.first_name, 'Ada');
-    assert.equal(ada.registration_type, 'VIP');
-    assert.equal(ada.checked_in, 'true');
-    assert.equal(ada.checked_in_at, '2026-12-01T18:30:00');
+    assert.equal(ada['First name'], 'Ada');
+    assert.equal(ada['Registration type'], 'VIP');
+    assert.equal(ada.Attention, 'yes');
+    assert.equal(ada.Notes, 'Check ID at the door');
+    assert.equal(ada.Phone, '+44 20 7946 0958', 'a phone number is no formula: no apostrophe');
+    assert.equal(ada.Status, 'active');
+    assert.equal(ada['Checked in'], 'yes');
+    // The event's clock (Europe/Amsterdam), with its offset.
+    assert.equal(ada['Checked in at'], '2026-12-01T19:30:00+01:00');
+    assert.match(ada.Created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0[12]:00$/);
     assert.equal(ada.Topics, 'AI; Music');
-    assert.equal(ada.Notes, 'Likes "tea", not coffee');
+    assert.equal(ada.Allergies, 'Likes "tea", not coffee');
     const grace = Object.fromEntries(header.map((h, i) => [h, rows[1][i]]));
-    assert.equal(grace.checked_in, 'false');
-    assert.equal(grace.checked_in_at, '');
+    assert.equal(grace.Attention, 'no');
+    assert.equal(grace['Checked in'], 'no');
+    assert.equal(grace['Checked in at'], '');
+  });
+
+  it('writes with the separator asked for, and keeps formulas from running without touching phone numbers', async () => {
+    const event = await setUpEvent(server, groupId);
+    const csv = 'First name;Last name;E-mail;Registration type;Phone;Company;Job title\n"=HYPERLINK(""http://x"")";-2+3;;VIP;+1 (555) 010-0199;+cmd|calc;@SUM(A1)\n';
+    const imported = await upload(server, event.eventId, csv);
+    assert.equal(imported.status, 201, JSON.stringify(imported.body));
+    const res = await fetch(`${server.baseUrl}/events/${event.eventId}/guests.csv?separator=semicolon`, { headers: { authorization: `Token ${server.adminToken}` } });
+    const [header, row] = parse(await res.text(), { bom: true, delimiter: ';' }) as string[][];
+    const cells = Object.fromEntries(header.map((h, i) => [h, row[i]]));
+    assert.deepEqual([cells['First name'], cells['Last name'], cells['Job title'], cells.Phone, cells.Company], ["'=HYPERLINK(\"http://x\")", "'-2+3", "'@SUM(A1)", '+1 (555) 010-0199', "'+cmd|calc"]);
+    const bad = await server.get(`/events/${event.eventId}/guests.csv?separator=pipe`);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body, { separator: [MSG.csvSeparator] });
   });
 
   it('round-trips: the exported file imports into another event with the same guests and answers', async () => {
@@ -313,6 +346,7 @@ describe('GET /events/:event_id/guests.csv', () => {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.created, 2);
     assert.deepEqual(res.body.ignored_columns, []);
+    assert.deepEqual(res.body.read_only_columns, ['ID', 'Registration type ID', 'Status', 'Checked in', 'Checked in at', 'Created', 'Modified']);
     const strip = (g: any) => ({
       ...g,
       id: undefined, event: undefined, created: undefined, modified: undefined, checked_in: undefined, checked_in_at: undefined,

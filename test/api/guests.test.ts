@@ -536,6 +536,25 @@ describe('guests', () => {
       assert.deepEqual(await found('grimaldi palace'), [ids[2]]);
     });
 
+    it('search= ignores case and accents both ways on names, e-mail and company; codes match as they are', async () => {
+      const { event, type } = await newEvent('Folding Co');
+      const add = async (fields: Record<string, unknown>) => (await server.post(`/events/${event}/guests`, { registration_type: type, email: '', ...fields })).body.id as number;
+      const zoe = await add({ first_name: 'Zoë', last_name: 'Müller', company: 'Société Générale' });
+      const muller = await add({ first_name: 'Hans', last_name: 'Muller', email: 'hans@bücher.example' });
+      const francois = await add({ first_name: 'François', last_name: 'Ångström', barcode: 'CODE-1' });
+      const found = async (q: string) => (await server.get(`/events/${event}/guests?search=${encodeURIComponent(q)}`)).body.results.map((g: { id: number }) => g.id);
+      assert.deepEqual(await found('muller'), [zoe, muller]);
+      assert.deepEqual(await found('MÜLLER'), [zoe, muller]);
+      assert.deepEqual(await found('Müll'), [zoe, muller]);
+      assert.deepEqual(await found('francois'), [francois]);
+      assert.deepEqual(await found('FRANÇOIS angstrom'), [francois]);
+      assert.deepEqual(await found('zoe muller'), [zoe]);
+      assert.deepEqual(await found('societe generale'), [zoe]);
+      assert.deepEqual(await found('bucher'), [muller]);
+      assert.deepEqual(await found('code-1'), [francois]);
+      assert.deepEqual(await found('zoé hans'), []);
+    });
+
     it('answers 404 for an unknown event', async () => {
       assert.equal((await server.get('/events/999999/guests')).status, 404);
     });

@@ -80,7 +80,7 @@ async function guestsCsv(server: TestServer, eventId: number): Promise<{ ids: st
   const res = await fetch(`${server.baseUrl}/events/${eventId}/guests.csv`, { headers: { authorization: `Token ${server.adminToken}` } });
   assert.equal(res.status, 200);
   const rows: string[][] = parse(Buffer.from(await res.arrayBuffer()), { bom: true });
-  const own = rows[0].map((header) => header === 'id' || header === 'registration_type_id');
+  const own = rows[0].map((header) => header === 'ID' || header === 'Registration type ID');
   return { ids: rows.slice(1).map((row) => row.filter((_, i) => own[i])), cells: rows.map((row) => row.filter((_, i) => !own[i])) };
 }
 

@@ -67,9 +67,9 @@ describe('GET /events/:event_id/stats', () => {
         { id: empty, name: 'Empty room', registered: 0, checked_in: 0, capacity: 10000, overbook_capacity: 0 },
       ],
       stations: [
-        { station: 'North', checked_in: 2, checked_out: 0 },
-        { station: 'South', checked_in: 2, checked_out: 1 },
-        { station: 'Talk door', checked_in: 3, checked_out: 1 },
+        { station: 'North', checked_in: 2, checked_out: 0, undone: 0 },
+        { station: 'South', checked_in: 2, checked_out: 1, undone: 1 },
+        { station: 'Talk door', checked_in: 3, checked_out: 1, undone: 0 },
       ],
       // Event-door arrivals only, by when the scan happened: 18:00 (V1, V2), 18:05 (R1), 18:10 (R2).
       arrivals: [
@@ -116,10 +116,11 @@ describe('GET /events/:event_id/stats', () => {
       ],
       sessions: [{ id: talk, name: 'Talk', registered: 0, checked_in: 1, capacity: 10000, overbook_capacity: 0 }],
       stations: [
-        { station: null, checked_in: 1, checked_out: 0 },
-        { station: 'East', checked_in: 2, checked_out: 1 },
-        { station: 'Talk door', checked_in: 1, checked_out: 0 },
-        { station: 'West', checked_in: 2, checked_out: 0 },
+        { station: null, checked_in: 1, checked_out: 0, undone: 0 },
+        { station: 'East', checked_in: 2, checked_out: 1, undone: 0 },
+        { station: 'Ghost', checked_in: 0, checked_out: 0, undone: 1 },
+        { station: 'Talk door', checked_in: 1, checked_out: 0, undone: 0 },
+        { station: 'West', checked_in: 2, checked_out: 0, undone: 0 },
       ],
       // D3's return at 19:31 is an arrival of its own; the session scan is not one.
       arrivals: [
@@ -137,7 +138,7 @@ describe('GET /events/:event_id/stats', () => {
     await seedGuests(server, eventId, type, [{ barcode: 'N1' }]);
     assert.equal((await scan(server, eventId, { barcode: 'N1' })).status, 201);
     const res = await server.get(`/events/${eventId}/stats`);
-    assert.deepEqual(res.body.stations, [{ station: null, checked_in: 1, checked_out: 0 }]);
+    assert.deepEqual(res.body.stations, [{ station: null, checked_in: 1, checked_out: 0, undone: 0 }]);
     assert.equal(res.body.arrivals.length, 1);
     assert.match(res.body.arrivals[0].starts, /^\d{4}-\d{2}-\d{2}T\d{2}:\d[05]:00$/);
   });
@@ -184,12 +185,12 @@ describe('GET /events/:event_id/stats', () => {
       const scanned = await accepted(eventId, { barcode: 'FRESH-1', station: 'Gate', scanned_at: '2026-12-01T18:07' });
       let now = await stats(server, eventId);
       assert.equal(now.checked_in, 1);
-      assert.deepEqual(now.stations, [{ station: 'Gate', checked_in: 1, checked_out: 0 }]);
+      assert.deepEqual(now.stations, [{ station: 'Gate', checked_in: 1, checked_out: 0, undone: 0 }]);
       assert.deepEqual(now.arrivals, [{ starts: '2026-12-01T18:05:00', checked_in: 1 }]);
 
       assert.equal((await server.delete(`/events/${eventId}/checkins/${scanned.id}`)).status, 204);
       now = await stats(server, eventId);
-      assert.deepEqual([now.checked_in, now.stations, now.arrivals], [0, [], []]);
+      assert.deepEqual([now.checked_in, now.stations, now.arrivals], [0, [{ station: 'Gate', checked_in: 0, checked_out: 0, undone: 1 }], []]);
 
       assert.equal((await server.put(`/events/${eventId}/guests/${added.body.id}`, { registration_type: vip })).status, 200);
       assert.deepEqual(byType(await stats(server, eventId)), [['General', 0, 0], ['VIP', 1, 0]]);

@@ -11,13 +11,13 @@ const EVENT = 'Aurora Summit';
 
 /** 300 guests; three rows the server must refuse (spreadsheet rows 52, 122 and 252). */
 function guestCsv(): string {
-  const lines = ['First name,Last name,Email,Company,Barcode'];
+  const lines = ['First name,Last name,Email,Company,Barcode,Shoe size'];
   for (let i = 1; i <= 300; i++) {
     const code = `AUR-${String(i).padStart(4, '0')}`;
-    if (i === 51) lines.push(`,Nobody,nobody@example.com,Acme,${code}`);
-    else if (i === 121) lines.push(`${'x'.repeat(300)},Long,long@example.com,Acme,${code}`);
-    else if (i === 251) lines.push(`Twin,Code,twin@example.com,Acme,AUR-0010`);
-    else lines.push(`Guest${i},Person${i},guest${i}@example.com,Company ${i % 7},${code}`);
+    if (i === 51) lines.push(`,Nobody,nobody@example.com,Acme,${code},40`);
+    else if (i === 121) lines.push(`${'x'.repeat(300)},Long,long@example.com,Acme,${code},40`);
+    else if (i === 251) lines.push(`Twin,Code,twin@example.com,Acme,AUR-0010,40`);
+    else lines.push(`Guest${i},Person${i},guest${i}@example.com,Company ${i % 7},${code},40`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -114,16 +114,19 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   fs.writeFileSync(csv, guestCsv());
   await page.getByLabel('CSV file').setInputFiles(csv);
   await expect(page.getByRole('heading', { name: 'Columns (300 rows)' })).toBeVisible();
+  // Every column says what it becomes, before any check: none is dropped silently.
+  await expect(page.locator('[data-becomes="Email"]')).toHaveText('E-mail');
+  await expect(page.locator('[data-becomes="Shoe size"]')).toHaveText('Not imported: no field or question has this name');
   await page.getByRole('button', { name: 'Check the file' }).click();
   await expect(page.getByText('Rows that cannot be imported: 3. Nothing has been written yet.')).toBeVisible();
   const badRows = page.locator('.bad-rows tbody tr');
   await expect(badRows).toHaveCount(3);
   await expect(badRows.nth(0)).toContainText('52');
-  await expect(badRows.nth(0)).toContainText('first_name');
+  await expect(badRows.nth(0)).toContainText('First name');
   await expect(badRows.nth(1)).toContainText('122');
   await expect(badRows.nth(1)).toContainText('Ensure this field has no more than 255 characters.');
   await expect(badRows.nth(2)).toContainText('252');
-  await expect(badRows.nth(2)).toContainText('barcode already exists in your guestlist.');
+  await expect(badRows.nth(2)).toContainText('Barcode: "AUR-0010" is also in row 11.');
   await badRows.first().scrollIntoViewIfNeeded();
   await console_.screenshot('console-csv-import');
   await page.getByRole('button', { name: 'Import the other 297 rows' }).click();

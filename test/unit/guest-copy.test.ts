@@ -65,6 +65,25 @@ describe('the station\'s copy of the guest list', () => {
     assert.deepEqual(copy.search('first1 acme', 10).results.map((g) => g.id), [1]);
   });
 
+  it('searches as the server does: case and accents ignored on names, e-mail and company, words by prefix', async () => {
+    const copy = await GuestCopy.open(2);
+    const people = [
+      guest(1, { first_name: 'Zoë', last_name: 'Müller', company: 'Société Générale' }),
+      guest(2, { first_name: 'Hans', last_name: 'Muller', email: 'hans@bücher.example' }),
+      guest(3, { first_name: 'François', last_name: 'Ångström' }),
+    ];
+    await copy.refresh(fakeApi(people, [], '2026-12-01T18:00:00').api);
+    const found = (q: string) => copy.search(q, 10).results.map((g) => g.id);
+    assert.deepEqual(found('muller'), [1, 2]);
+    assert.deepEqual(found('MÜLLER'), [1, 2]);
+    assert.deepEqual(found('francois'), [3]);
+    assert.deepEqual(found('zoe muller'), [1]);
+    assert.deepEqual(found('societe'), [1]);
+    assert.deepEqual(found('bucher'), [2]);
+    assert.deepEqual(found('code-3'), [3]);
+    assert.deepEqual(found('ller'), []);
+  });
+
   it('asks for the next pages while one is read, yields every page in order, and follows a list that grew or shrank', async () => {
     const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
     /** A list envelope of `total` items, `size` a page, answering page n after (5 - n % 5) ms. */

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
 import { createTestDatabase, TEST_PG } from '../helpers/database';
 import { rec } from '../helpers/event-files';
-import { listGuests } from '../../db/repositories/guests';
+import { insertGuests, listGuests } from '../../db/repositories/guests';
 import { eventStats } from '../../db/repositories/stats';
 
 describe('migrations', () => {
@@ -149,10 +149,41 @@ describe('migrations', () => {
       assert.equal(await found('grace'), 0);
 
       await db.migrate.down(migration);
+      // Worked out again by today's rule, folded (migration 20261128000000): Åda is ada, a prefix of the e-mail.
       const terms = (await db('guest_search_terms').where({ guest_id: ada.id }).pluck('term')).sort();
-      assert.deepEqual(terms, ['ada@engine.test', 'bc-1', 'engine', 'lovelace', 'test', 'åda']);
+      assert.deepEqual(terms, ['ada@engine.test', 'bc-1', 'engine', 'lovelace', 'test']);
     } finally {
       await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('files again, folded, the search terms of guests with accents, and lower-cased only going back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-search-folded-'));
+    const database = await createTestDatabase(dir);
+    const db = createDb(database.setting);
+    try {
+      const migration = { name: '20261128000000_guest_search_folded' };
+      await migrateLatest(db);
+      const [group] = await db('groups').insert(rec({ name: 'Acme' })).returning('id');
+      const [event] = await db('events').insert(rec({ group_id: group.id, name: 'Night', starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'UTC' })).returning('id');
+      const [type] = await db('registration_types').insert(rec({ event_id: event.id, name: 'Ticket', description: '' })).returning('id');
+      await db.transaction((trx) =>
+        insertGuests(trx, event.id, [
+          { registration_type_id: type.id, first_name: 'Zoë', last_name: 'Müller', email: '' },
+          { registration_type_id: type.id, first_name: 'Ada', last_name: 'Lovelace', email: '' },
+        ]),
+      );
+      const found = async (search: string) => (await listGuests(db, event.id, { search }, { limit: 10, offset: 0 })).count;
+      await db.migrate.down(migration);
+      // As the code before it: lower-cased, accents kept.
+      assert.equal(await found('muller'), 0);
+      assert.equal(await found('ada'), 1);
+      await db.migrate.latest();
+      for (const search of ['muller', 'MÜLLER', 'zoe müll', 'ada']) assert.equal(await found(search), 1, search);
+    } finally {
+      await db.destroy();
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -56,11 +56,11 @@ describe(`the search index (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     assert.equal(await guestsWithSearchTerms(db, eleventh.id), 1);
   });
 
-  it('keeps letters beyond ASCII whole and takes search syntax as plain text', async () => {
+  it('folds letters beyond ASCII (accents off, the rest whole) and takes search syntax as plain text', async () => {
     const event = events[1];
     const [zoe] = await add(event, [guest(event.typeId, 'Zoë', 'Ångström', { company: 'Café "Noir" * AND OR', barcode: 'ÆØÅ-1' })]);
-    for (const q of ['zoë', 'zo', 'ångs', 'café', '"noir"', '*', 'and', 'or', 'æøå-1']) assert.deepEqual(await found(event.id, q), [zoe], q);
-    for (const q of ['zoe', 'angstrom', 'NEAR(zo', ')', '-zo', 'zo*', 'ada']) assert.deepEqual(await found(event.id, q), [], q);
+    for (const q of ['zoë', 'zo', 'zoe', 'ångs', 'angstrom', 'café', 'cafe', '"noir"', '*', 'and', 'or', 'æøå-1', 'æøa-1']) assert.deepEqual(await found(event.id, q), [zoe], q);
+    for (const q of ['aoa-1', 'NEAR(zo', ')', '-zo', 'zo*', 'ada']) assert.deepEqual(await found(event.id, q), [], q);
   });
 
   it('spells a batch\'s tokens as each term alone would be, in one go or term by term', () => {

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { RegistrationType, ScanResult } from '../types';
-import { guestName, typeName } from './result-panel';
+import { DoorAnswers, guestName, typeName } from './result-panel';
 
 /**
  * A guest the door must stop for (VIP, age check, access needs): stays over the answers until
@@ -28,6 +28,7 @@ export function AttentionCard({ result, waiting, types, onAcknowledge }: { resul
         <p className="attention-note" data-testid="attention-note">
           {result.guest?.notes || t('attention.noNote')}
         </p>
+        <DoorAnswers answers={result.guest?.door_answers} />
         {waiting > 1 && <p className="detail small">{t('attention.more', { count: waiting - 1 })}</p>}
       </div>
       <button type="button" className="primary big" onClick={onAcknowledge}>

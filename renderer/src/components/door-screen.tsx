@@ -81,6 +81,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     setReachable: setOnline,
     log,
     countStats: live.count,
+    forgetStats: live.forget,
     queue,
   });
 
@@ -120,7 +121,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const lock = useKioskLock(settings.pin, guarded);
 
   const nfc = useNfc(
-    (serial) => void pipeline.scan('nfc_tag', serial),
+    (serial) => {
+      if (dialogOpenRef.current) setVerdictOver(true);
+      void pipeline.scan('nfc_tag', serial);
+    },
     useCallback((message: string) => setNotice(t('nfc.cannot', { message })), [setNotice, t]),
   );
 
@@ -154,8 +158,19 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     },
     typing: () => scanInput.current?.focus(),
   });
-  // A reader firing while a dialog is open still scans.
-  useReaderWhileDialogOpen(panel !== 'none' || !!confirmUndo || !!lock.asking, (code) => void pipeline.scan('barcode', code));
+  // A reader firing while a dialog is open still scans, and its answer shows over the dialog
+  // (verdictOver) until dismissed or the dialog closes: staff see the verdict first.
+  const dialogOpen = panel !== 'none' || !!confirmUndo || !!lock.asking;
+  const dialogOpenRef = useRef(dialogOpen);
+  dialogOpenRef.current = dialogOpen;
+  const [verdictOver, setVerdictOver] = useState(false);
+  useEffect(() => {
+    if (!dialogOpen) setVerdictOver(false);
+  }, [dialogOpen]);
+  useReaderWhileDialogOpen(dialogOpen, (code) => {
+    setVerdictOver(true);
+    void pipeline.scan('barcode', code);
+  });
 
   useEffect(
     () =>
@@ -307,6 +322,11 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         <DoubleAdmissions doubles={pipeline.doubles} timezone={setup.timezone} onDismiss={pipeline.dismissDouble} />
       </StatsPanel>
 
+      {verdictOver && dialogOpen && (pipeline.result || pipeline.checking) && (
+        <div className="verdict-over" data-testid="verdict-over">
+          <ResultPanel result={pipeline.result} checking={pipeline.checking} types={setup.types} timezone={setup.timezone} onDismiss={() => setVerdictOver(false)} onPrintBadge={printGuestBadge} />
+        </div>
+      )}
       {panel === 'search' && <SearchPanel api={api} eventId={event.id} types={setup.types} copy={copy} online={online} timezone={setup.timezone} onCheck={checkFromList} onPrintBadge={printGuestBadge} onClose={closePanel} />}
       {panel === 'walk-in' && (
         <WalkInPanel

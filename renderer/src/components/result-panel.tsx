@@ -2,7 +2,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { i18next } from '../i18n';
 import { formatTime, utcInstant } from '../i18n/format';
-import type { GuestSummary, RegistrationType, ScanResult } from '../types';
+import type { DoorAnswer, GuestSummary, RegistrationType, ScanResult } from '../types';
 
 type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle' | 'double';
 
@@ -125,7 +125,23 @@ export function announcement(result: ScanResult, types: RegistrationType[]): str
   const t = i18next.getFixedT(null, 'door');
   const view = viewOf(result, t);
   const who = [guestName(result.guest), typeName(result.guest, types), result.guest?.company].filter(Boolean).join(', ');
-  return [view.headline, who, view.detail, result.guest?.notes].filter(Boolean).join('. ');
+  const answers = result.guest?.door_answers?.map((a) => `${a.question} ${a.answer}`);
+  return [view.headline, who, view.detail, result.guest?.notes, ...(answers ?? [])].filter(Boolean).join('. ');
+}
+
+/** The guest's answers to the questions shown at the door, question beside answer. */
+export function DoorAnswers({ answers }: { answers?: DoorAnswer[] }) {
+  if (!answers?.length) return null;
+  return (
+    <dl className="door-answers" data-testid="door-answers">
+      {answers.map((a) => (
+        <div key={a.question_id}>
+          <dt>{a.question}</dt>
+          <dd>{a.answer}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 /** The answer to the last scan, filling the stage; the next scan replaces it. */
@@ -189,6 +205,7 @@ export function ResultPanel({
         )}
         {view.detail && <p className="detail">{view.detail}</p>}
         {result.guest?.notes && <p className="detail note">{result.guest.notes}</p>}
+        <DoorAnswers answers={result.guest?.door_answers} />
         {result.replayed && result.outcome !== 'double_admission' && <p className="detail small">{t('result.fromQueue')}</p>}
         {onPrintBadge && view.tone === 'green' && result.guest?.id !== undefined && (
           <button

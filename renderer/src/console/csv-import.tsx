@@ -8,13 +8,16 @@ import { useList } from './use-list';
 import type { CsvImportResult, QuestionRecord } from './wire';
 
 /** Guest fields a column can fill: the names the server's CSV import reads. */
-const TARGETS = ['first_name', 'last_name', 'email', 'registration_type', 'company', 'job_title', 'prefix', 'suffix', 'phone', 'cell_phone', 'work_phone', 'website', 'blog', 'barcode', 'nfc_tag'] as const;
+const TARGETS = ['first_name', 'last_name', 'email', 'registration_type', 'company', 'job_title', 'prefix', 'suffix', 'phone', 'cell_phone', 'work_phone', 'website', 'blog', 'barcode', 'nfc_tag', 'attention', 'notes'] as const;
+const SEPARATOR_NAMES: Record<string, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab' };
+const separatorKey = (eventId: number) => `doorlist.csvSeparator.${eventId}`;
 const AUTO = '';
 const IGNORE = '-';
 
 interface Parsed {
   name: string;
   headers: string[];
+  delimiter: string;
   /** Data records; records[i] is the spreadsheet's row i + 2 (row 1 is the header). */
   records: string[][];
 }
@@ -37,12 +40,30 @@ function delimiterOf(text: string): string {
   return counts[0][1] > 0 ? counts[0][0] : ',';
 }
 
+/** The headers as sent: a column mapped by hand goes under its target's name. */
+function sentHeaders(parsed: Parsed, mapping: string[]): { keep: number[]; header: string[] } {
+  const keep = mapping.map((m, i) => (m === IGNORE ? -1 : i)).filter((i) => i >= 0);
+  return { keep, header: keep.map((i) => (mapping[i] === AUTO ? parsed.headers[i] : mapping[i])) };
+}
+
 /** The file as the server will get it: columns renamed as mapped, ignored ones left out, bad rows dropped. */
 function buildCsv(parsed: Parsed, mapping: string[], skipRows: Set<number>): string {
-  const keep = mapping.map((m, i) => (m === IGNORE ? -1 : i)).filter((i) => i >= 0);
-  const header = keep.map((i) => (mapping[i] === AUTO ? parsed.headers[i] : mapping[i]));
+  const { keep, header } = sentHeaders(parsed, mapping);
   const rows = parsed.records.filter((_, i) => !skipRows.has(i + 2)).map((record) => keep.map((i) => record[i] ?? ''));
   return stringify([header, ...rows]);
+}
+
+/** The server's errors name the columns as sent: back to the file's own headers. */
+function fileColumnOf(parsed: Parsed, mapping: string[]): (sent: string) => string {
+  const { keep, header } = sentHeaders(parsed, mapping);
+  const names = new Map(keep.map((i, k) => [header[k], parsed.headers[i]]));
+  return (sent) => names.get(sent) ?? sent;
+}
+
+/** What the server makes of each header by its name alone (a dry run of the header row). */
+interface Recognised {
+  columns: Record<string, string>;
+  readOnly: Set<string>;
 }
 
 /**
@@ -58,6 +79,9 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState(0);
   const [exportError, setExportError] = useState<string>();
+  const [recognised, setRecognised] = useState<Recognised>();
+  // The separator of the file last imported into this event, unless the organiser picks another.
+  const [separator, setSeparator] = useState(() => localStorage.getItem(separatorKey(eventId)) ?? ',');
 
   const pick = async (file: File | undefined) => {
     setOutcome(undefined);
@@ -66,8 +90,12 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
     try {
       const rows = parse(text, { bom: true, relax_column_count: true, delimiter: delimiterOf(text) }) as string[][];
       const [headers = [], ...records] = rows;
-      setParsed({ name: file.name, headers: headers.map((h) => h.trim()), records });
+      const trimmed = headers.map((h) => h.trim());
+      setParsed({ name: file.name, headers: trimmed, records, delimiter: delimiterOf(text) });
       setMapping(headers.map(() => AUTO));
+      setRecognised(undefined);
+      const answer = await uploadWithProgress(api, `/events/${eventId}/guests.csv?dry_run=true`, stringify([trimmed]), 'text/csv; charset=utf-8', () => undefined);
+      if (answer.status === 200) setRecognised({ columns: answer.body.columns, readOnly: new Set(answer.body.read_only_columns) });
     } catch (err) {
       setParsed(undefined);
       setOutcome({ kind: 'refused', message: (err as Error).message });
@@ -84,6 +112,10 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
       if (answer.status === 200 || answer.status === 201) {
         const result = answer.body as CsvImportResult;
         setOutcome(dryRun ? { kind: 'checked', result, sent: csv } : { kind: 'imported', created: result.created });
+        if (!dryRun) {
+          localStorage.setItem(separatorKey(eventId), parsed.delimiter);
+          setSeparator(parsed.delimiter);
+        }
       } else if (answer.status === 400 && Array.isArray(answer.body?.rows)) {
         // The server lists the first bad rows and counts the rest (`more_rows`); `detail` says
         // when it stopped reading early.
@@ -100,7 +132,17 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
   };
 
   const nonEmpty = parsed ? parsed.records.filter((r) => r.some((cell) => cell.trim() !== '')).length : 0;
-  const targetLabel = (target: string) => t(`csv.targets.${target}`);
+  const targetLabel = (target: string) => (target.startsWith('question ') ? t('csv.answerTo', { question: questions?.find((q) => q.id === Number(target.slice(9)))?.question ?? target.slice(9) }) : t(`csv.targets.${target}`));
+  /** What a column becomes, said for every column: a field, an answer, kept by Doorlist, or left out. */
+  const becomes = (header: string, chosen: string): string => {
+    if (chosen === IGNORE) return t('csv.leftOut');
+    if (chosen !== AUTO) return TARGETS.includes(chosen as (typeof TARGETS)[number]) ? targetLabel(chosen) : t('csv.answerTo', { question: chosen });
+    if (!recognised) return t('csv.recognising');
+    const target = recognised.columns[header];
+    if (target) return targetLabel(target);
+    return recognised.readOnly.has(header) ? t('csv.keptByDoorlist') : t('csv.notRecognised');
+  };
+  const columnOf = parsed ? fileColumnOf(parsed, mapping) : (sent: string) => sent;
 
   return (
     <section className="console-section" aria-labelledby="csv-title">
@@ -110,12 +152,22 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
           type="button"
           onClick={() => {
             setExportError(undefined);
-            downloadFrom(api, `/events/${eventId}/guests.csv`, `${eventName}-guests.csv`).catch((err) => setExportError((err as Error).message));
+            downloadFrom(api, `/events/${eventId}/guests.csv?separator=${SEPARATOR_NAMES[separator] ?? 'comma'}`, `${eventName}-guests.csv`).catch((err) => setExportError((err as Error).message));
           }}
         >
           {t('csv.export')}
         </button>
       </header>
+      <label className="field inline-field">
+        <span>{t('csv.separator')}</span>
+        <select value={separator} onChange={(e) => setSeparator(e.target.value)}>
+          {Object.entries(SEPARATOR_NAMES).map(([char, name]) => (
+            <option key={name} value={char}>
+              {t(`csv.separators.${name}`)}
+            </option>
+          ))}
+        </select>
+      </label>
       {exportError && <p className="error" role="alert">{exportError}</p>}
       <p className="muted">{t('csv.intro')}</p>
       <label className="field">
@@ -133,6 +185,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
                   <th>{t('csv.column')}</th>
                   <th className="wide-only">{t('csv.example')}</th>
                   <th>{t('csv.fills')}</th>
+                  <th>{t('csv.becomes')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -163,6 +216,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
                         <option value={IGNORE}>{t('csv.ignore')}</option>
                       </select>
                     </td>
+                    <td data-becomes={header}>{becomes(header, mapping[i])}</td>
                   </tr>
                 ))}
               </tbody>
@@ -184,11 +238,21 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
           <ul className="mapping-result">
             {Object.entries(outcome.result.columns).map(([column, target]) => (
               <li key={column}>
-                {column} → {target.startsWith('question ') ? t('csv.question', { id: target.slice(9) }) : targetLabel(target)}
+                {columnOf(column)} → {targetLabel(target)}
+              </li>
+            ))}
+            {outcome.result.read_only_columns.map((column) => (
+              <li key={column} className="muted">
+                {t('csv.keptColumn', { column })}
               </li>
             ))}
             {outcome.result.ignored_columns.map((column) => (
               <li key={column} className="muted">
+                {t('csv.ignored', { column })}
+              </li>
+            ))}
+            {parsed?.headers.filter((_, i) => mapping[i] === IGNORE).map((column) => (
+              <li key={`left-${column}`} className="muted">
                 {t('csv.ignored', { column })}
               </li>
             ))}
@@ -218,7 +282,7 @@ export function CsvImport({ api, eventId, eventName }: { api: Api; eventId: numb
                     <td>
                       {Object.entries(r.errors).map(([field, messages]) => (
                         <div key={field}>
-                          <strong>{field}</strong>: {messages.join(' ')}
+                          <strong>{columnOf(field)}</strong>: {messages.join(' ')}
                         </div>
                       ))}
                     </td>

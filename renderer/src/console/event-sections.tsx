@@ -22,6 +22,7 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
     { name: 'ends', label: t('fields.salesEnd'), kind: 'datetime' },
     { name: 'door', label: t('fields.doorSales'), kind: 'check' },
     { name: 'online', label: t('fields.onlineSales'), kind: 'check' },
+    { name: 'attention', label: t('fields.attention'), kind: 'check' },
   ];
   return (
     <RecordSection<RegistrationTypeRecord>
@@ -30,13 +31,14 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
       title={t('tabs.registrationTypes')}
       noun={t('nouns.registrationType')}
       fields={fields}
-      blank={{ name: '', type: 'ticket', description: '', price: undefined, quantity: undefined, minorder: undefined, maxorder: undefined, starts: '', ends: '', door: true, online: false }}
+      blank={{ name: '', type: 'ticket', description: '', price: undefined, quantity: undefined, minorder: undefined, maxorder: undefined, starts: '', ends: '', door: true, online: false, attention: false }}
       columns={[
         { label: t('fields.name'), cell: (r) => r.name },
         { label: t('fields.kind'), cell: (r) => t(`kinds.${r.type}`) },
         { label: t('fields.price'), cell: (r) => r.price ?? '' },
         { label: t('fields.quantity'), cell: (r) => r.quantity ?? '' },
         { label: t('fields.doorSales'), cell: (r) => yesNo(r.door, t) },
+        { label: t('fields.attention'), cell: (r) => yesNo(r.attention, t) },
       ]}
     />
   );
@@ -49,15 +51,16 @@ function questionBody(values: Record<string, any>) {
     .map((line) => line.trim())
     .filter(Boolean)
     .map((answer) => ({ answer }));
-  return { question: values.question, type: values.type, ...(values.type === 'text' ? {} : { choices }) };
+  return { question: values.question, type: values.type, show_at_door: Boolean(values.show_at_door), ...(values.type === 'text' ? {} : { choices }) };
 }
 
 export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }) {
   const { t } = useTranslation('console');
   const fields: FieldSpec[] = [
     { name: 'question', label: t('fields.question'), kind: 'text', required: true },
-    { name: 'type', label: t('fields.kind'), kind: 'select', options: CUSTOM_QUESTION_TYPES.map((k) => ({ value: k, label: t(`questionKinds.${k}`) })) },
-    { name: 'choices', label: t('fields.choices'), kind: 'textarea' },
+    { name: 'type', label: t('fields.kind'), kind: 'select', options: CUSTOM_QUESTION_TYPES.map((k) => ({ value: k, label: t(`questionKinds.${k}`) })), createOnly: true },
+    { name: 'choices', label: t('fields.choices'), kind: 'textarea', createOnly: true },
+    { name: 'show_at_door', label: t('fields.showAtDoor'), kind: 'check' },
   ];
   return (
     <RecordSection<QuestionRecord>
@@ -66,12 +69,15 @@ export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }
       title={t('tabs.questions')}
       noun={t('nouns.question')}
       fields={fields}
-      blank={{ question: '', type: 'radio', choices: '' }}
-      toBody={questionBody}
+      blank={{ question: '', type: 'radio', choices: '', show_at_door: false }}
+      // An edit changes the text and whether the door sees the answers (PUT takes no type or choices).
+      toBody={(values, creating) => (creating ? questionBody(values) : { question: values.question, show_at_door: Boolean(values.show_at_door) })}
+      editable
       columns={[
         { label: t('fields.question'), cell: (r) => r.question },
         { label: t('fields.kind'), cell: (r) => t(`questionKinds.${r.type}`) },
         { label: t('fields.choiceList'), cell: (r) => r.choices.map((c) => c.answer).join(' · ') },
+        { label: t('fields.showAtDoor'), cell: (r) => yesNo(r.show_at_door, t) },
       ]}
     />
   );

@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { localTime, type Api } from '../api';
 import { Dialog } from '../components/dialog';
-import { FormFooter, SelectField, TextField, useServerForm, withoutBlanks } from './forms';
+import { CheckField, FormFooter, SelectField, TextField, useServerForm, withoutBlanks } from './forms';
 import { useList } from './use-list';
 import type { CheckinRecord, GuestRecord, QuestionRecord, RegistrationTypeRecord } from './wire';
 import { GuestBadgePrints } from './badges-section';
@@ -164,7 +164,7 @@ const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'company', 'job_title'
 type GuestForm = Record<string, any>;
 
 function formOf(guest: GuestRecord | undefined, types: RegistrationTypeRecord[], questions: QuestionRecord[]): GuestForm {
-  const values: GuestForm = { registration_type: guest?.registration_type ?? types[0]?.id };
+  const values: GuestForm = { registration_type: guest?.registration_type ?? types[0]?.id, attention: guest?.attention ?? false, notes: guest?.notes ?? '' };
   for (const f of GUEST_FIELDS) values[f] = guest?.[f] ?? '';
   for (const q of questions) {
     const answer = guest?.custom_questions.find((a) => a.question_id === q.id)?.answer ?? [];
@@ -187,7 +187,9 @@ function bodyOf(values: GuestForm, questions: QuestionRecord[]) {
     return value ? [{ question_id: q.id, answer: Number(value) }] : [];
   });
   // Last name and e-mail are required but may be blank (spec "Guest"): always sent as typed.
-  const body = { ...withoutBlanks(fields), first_name: fields.first_name, last_name: fields.last_name, email: fields.email };
+  // Attention and notes always go as they stand, so unticking or emptying clears them.
+  const door = { attention: Boolean(values.attention), notes: values.notes ?? '' };
+  const body = { ...withoutBlanks(fields), first_name: fields.first_name, last_name: fields.last_name, email: fields.email, ...door };
   return { ...body, custom_questions };
 }
 
@@ -225,6 +227,10 @@ function GuestDialog({ api, eventId, guest, types, questions, onChanged, onScans
             <TextField key={f} form={form} name={f} label={label(f)} required={f === 'first_name' || f === 'last_name' || f === 'email'} type={f === 'email' ? 'email' : 'text'} />
           ))}
         </div>
+        <fieldset className="answers door-fields">
+          <CheckField form={form} name="attention" label={t('fields.attention')} />
+          <TextField form={form} name="notes" label={t('fields.notes')} multiline />
+        </fieldset>
         {questions.length > 0 && (
           <fieldset className="answers">
             <legend>{t('guests.answers')}</legend>

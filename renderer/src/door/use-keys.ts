@@ -14,13 +14,19 @@ function isTextField(target: EventTarget | null): target is HTMLElement {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
-/** Takes `text` off the end of an input's value the way typing would, so React sees it. */
-function untype(target: EventTarget | null, text: string): void {
-  if (!(target instanceof HTMLInputElement) || !target.value.endsWith(text)) return;
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
-  setter?.call(target, target.value.slice(0, -text.length));
+/**
+ * Puts back the value a field had before a reader's burst, the way typing would, so React sees
+ * it: whatever the field made of the keys (a PIN field keeps digits only, up to its length),
+ * none of them stays.
+ */
+function untype(target: EventTarget | null, before: string): void {
+  if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) || target.value === before) return;
+  const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(target), 'value')?.set;
+  setter?.call(target, before);
   target.dispatchEvent(new Event('input', { bubbles: true }));
 }
+
+const valueOf = (target: EventTarget | null) => (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement ? target.value : '');
 
 /**
  * While a dialog is open, a burst of keys at reader speed ending in Enter is a scan: the code
@@ -28,7 +34,7 @@ function untype(target: EventTarget | null, text: string): void {
  * Listens first (capture, registered before any dialog's own listener).
  */
 export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: string) => void): void {
-  const state = useRef({ open: dialogOpen, chars: '', first: 0, last: 0, target: null as EventTarget | null });
+  const state = useRef({ open: dialogOpen, chars: '', first: 0, last: 0, target: null as EventTarget | null, before: '' });
   state.current.open = dialogOpen;
   const latest = useRef(onCode);
   latest.current = onCode;
@@ -47,7 +53,7 @@ export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: str
         if (fast && s.chars.length >= READER_MIN_CHARS && mean <= READER_MEAN_MS) {
           e.preventDefault();
           e.stopImmediatePropagation();
-          untype(s.target, s.chars);
+          untype(s.target, s.before);
           latest.current(s.chars);
         }
         s.chars = '';
@@ -64,6 +70,8 @@ export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: str
       else {
         s.chars = e.key;
         s.first = now;
+        // Read on keydown, before the key lands: the field as it was before the burst.
+        s.before = valueOf(e.target);
       }
       s.target = e.target;
       s.last = now;

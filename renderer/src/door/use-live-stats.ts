@@ -1,16 +1,18 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { OfflineError, type Api } from '../api';
-import { applyChanges, stationFigure, type EventStats, type LocalChange } from '../stats';
+import { addChange, applyChanges, forgetChange, unseenChanges, type EventStats, type LocalChange } from '../stats';
 
 const STATS_TIMEOUT_MS = 3000;
-/** A change the server's figures never show (a replay refused) stops counting after this. */
-const CHANGE_EXPIRES_MS = 10_000;
+/** A change the server's figures never show (lost on its way) stops counting after this. */
+const CHANGE_EXPIRES_MS = 30_000;
 
 /**
  * The event's counters: polled from the server, with this station's own accepted scans and
- * undos counted in at once. Each change counts until the server's figure for this station
- * shows it: only this station moves that figure, so it tells whether the figures include the
- * change, whether they were counted before or after it (or served from a copy).
+ * undos counted in at once. Each change counts until the server's record of this station
+ * (stationRecorded: grows by one per scan or undo, and only this station moves it) reaches it,
+ * so a change is never counted twice nor dropped early, whatever came between. A scan the
+ * server turns away after all (a replayed offline admission) is forgotten, and the changes
+ * after it expect one less.
  */
 export function useLiveStats(api: Api, eventId: number, onReachable: (reachable: boolean) => void) {
   const [server, setServer] = useState<EventStats>();
@@ -28,13 +30,7 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
         const figures = answer.body;
         const now = Date.now();
         setServer(figures);
-        setChanges((list) =>
-          list.filter((c) => {
-            const figure = stationFigure(figures, c.station, c.direction);
-            const shown = c.step > 0 ? figure >= c.expect : figure <= c.expect;
-            return !shown && now - c.at < CHANGE_EXPIRES_MS;
-          }),
-        );
+        setChanges((list) => unseenChanges(list, figures, now, CHANGE_EXPIRES_MS));
       }
       return true;
     } catch (err) {
@@ -44,16 +40,15 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
   }, [api, eventId]);
 
   const count = useCallback((change: Omit<LocalChange, 'at' | 'step' | 'expect'>) => {
-    setChanges((list) => {
-      // The station's in (or out) figure steps by one per change: up for a scan, down for its undo.
-      const step = (change.direction === 'in' ? change.delta : -change.delta) as 1 | -1;
-      const before = [...list].reverse().find((c) => c.station === change.station && c.direction === change.direction);
-      const base = before ? before.expect : serverRef.current ? stationFigure(serverRef.current, change.station, change.direction) : 0;
-      return [...list, { ...change, at: Date.now(), step, expect: base + step }];
-    });
+    setChanges((list) => addChange(list, change, serverRef.current, Date.now()));
   }, []);
 
-  return { stats: server && applyChanges(server, changes), refresh, count };
+  /** A counted scan the server will never record (its replay refused, or taken back before it was sent). */
+  const forget = useCallback((uid: string) => {
+    setChanges((list) => forgetChange(list, uid));
+  }, []);
+
+  return { stats: server && applyChanges(server, changes), refresh, count, forget };
 }
 
 /** Runs `tick` every `ms` and once at once; the latest `tick` is always the one called. */

@@ -42,6 +42,7 @@ export interface PipelineDeps {
   setReachable: (reachable: boolean) => void;
   log: { nextSerial: () => number; put: (entry: ScanResult) => void; update: (match: (e: LogEntry) => boolean, change: Partial<LogEntry>) => void };
   countStats: (change: Omit<LocalChange, 'at' | 'step' | 'expect'>) => void;
+  forgetStats: (uid: string) => void;
   queue: { enqueue: (item: QueuedItem) => Promise<void>; flush: () => Promise<void>; withdraw: (uid: string) => Promise<boolean>; pending: number };
 }
 
@@ -76,9 +77,9 @@ export function useScanPipeline(deps: PipelineDeps) {
   }, []);
 
   /** Counters, the copy and the attention list follow an accepted scan at once. */
-  const accepted = useCallback((next: ScanResult, send: Pick<ScanSend, 'direction' | 'sessionId' | 'station' | 'scannedAt'>) => {
+  const accepted = useCallback((next: ScanResult, send: Pick<ScanSend, 'direction' | 'sessionId' | 'station' | 'scannedAt' | 'uid'>) => {
     const { countStats, copy, types } = d.current;
-    countStats({ delta: send.direction === 'in' ? 1 : -1, direction: send.direction, typeId: typeIdOf(next.guest), sessionId: send.sessionId, station: send.station, scannedAt: next.scannedAt ?? send.scannedAt });
+    countStats({ uid: send.uid, delta: send.direction === 'in' ? 1 : -1, direction: send.direction, typeId: typeIdOf(next.guest), sessionId: send.sessionId, station: send.station, scannedAt: next.scannedAt ?? send.scannedAt });
     if (next.guest && send.sessionId === undefined) void copy?.record(next.guest.id, send.direction, next.scannedAt ?? send.scannedAt, send.station);
     const stop = send.direction === 'in' && needsAttention(next.guest, types);
     if (stop) setAttention((list) => [...list, next]);
@@ -225,6 +226,8 @@ export function useScanPipeline(deps: PipelineDeps) {
       const next = resultOf(answer, item, 0);
       log.update((e) => e.uid === item.uid, { checkinId: next.checkinId, replayed: true, ...(item.offlineOutcome ? {} : { outcome: next.outcome, guest: next.guest }) });
       if (!item.offlineOutcome && ACCEPTED.has(next.outcome)) accepted(next, item);
+      // Counted when decided here; the server turned it away, so it will never count it.
+      if (item.offlineOutcome && ACCEPTED.has(item.offlineOutcome) && !ACCEPTED.has(next.outcome)) d.current.forgetStats(item.uid);
       const admittedHere = item.offlineOutcome === 'checked_in';
       if (admittedHere && next.outcome === 'already_checked_in') {
         const double: ScanResult = { ...next, outcome: 'double_admission', serial: log.nextSerial(), offline: false, replayed: true };
@@ -263,6 +266,8 @@ export function useScanPipeline(deps: PipelineDeps) {
       } else if (entry.uid) {
         done = await queue.withdraw(entry.uid);
         if (!done) setNotice(i18next.t('door:undo.sending'));
+        // Never sent: the server will see neither the scan nor its undo.
+        else d.current.forgetStats(entry.uid);
       }
       if (!done) return;
       setNotice(undefined);
@@ -270,7 +275,7 @@ export function useScanPipeline(deps: PipelineDeps) {
       recent.current.clear();
       const direction = entry.direction ?? 'in';
       log.update((e) => e.serial === entry.serial, { undone: true });
-      countStats({ delta: direction === 'in' ? -1 : 1, direction, typeId: typeIdOf(entry.guest), sessionId: entry.sessionName ? d.current.session?.id : undefined, station: d.current.station, scannedAt: entry.scannedAt });
+      if (entry.checkinId !== undefined) countStats({ delta: direction === 'in' ? -1 : 1, direction, typeId: typeIdOf(entry.guest), sessionId: entry.sessionName ? d.current.session?.id : undefined, station: d.current.station, scannedAt: entry.scannedAt });
       if (entry.guest && !entry.sessionName) void copy?.record(entry.guest.id, direction === 'in' ? 'out' : 'in', entry.scannedAt ?? apiNow(), d.current.station);
       setAttention((list) => list.filter((r) => r.serial !== entry.serial));
       show({ outcome: 'undone', code: entry.code, guest: entry.guest, direction, serial: log.nextSerial() });

@@ -70,7 +70,8 @@ export class DoorPage {
   }
 
   result() {
-    return this.page.locator('.result');
+    // The answer on the door's stage (a copy shows over an open dialog: verdictOver).
+    return this.page.locator('main .result');
   }
 
   /** The cover over the last answer while a scan is on its way to the server. */
@@ -135,6 +136,11 @@ export class DoorPage {
     await expect(this.result()).toHaveAttribute('data-outcome', outcome);
     for (const text of texts) await expect(this.result()).toContainText(text);
     await expect(this.scanField()).toBeFocused();
+  }
+
+  /** The answer shown in front of an open dialog. */
+  verdictOver() {
+    return this.page.getByTestId('verdict-over');
   }
 
   checkedIn() {

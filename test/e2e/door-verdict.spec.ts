@@ -1,0 +1,117 @@
+import { expect, test, type Page } from '@playwright/test';
+import { DoorServer } from './door-server';
+import { DoorPage } from './pages/door-page';
+import { checkinsOf, seedEvent, type Seed } from './seed';
+
+/**
+ * Issue 38 at the door: answers of questions shown at the door on green, amber and attention;
+ * a scan's verdict in front of an open dialog with nothing left in a PIN field; counters that
+ * meet the server after an undo.
+ */
+let server: DoorServer;
+let seed: Seed;
+let meal: { id: number; choices: { id: number; answer: string }[] };
+
+test.beforeAll(async () => {
+  server = await DoorServer.start();
+  seed = await seedEvent(server);
+  const base = `/events/${seed.eventId}`;
+  meal = await server.must(201, 'POST', `${base}/custom_questions`, { question: 'Meal', type: 'radio', choices: [{ answer: 'Fish' }, { answer: 'Vegetarian' }], show_at_door: true });
+  const size = await server.must<{ id: number }>(201, 'POST', `${base}/custom_questions`, { question: 'T-shirt size', type: 'text', show_at_door: true });
+  const ada = seed.guests.ada;
+  await server.must(200, 'PUT', `${base}/guests/${ada.id}`, {
+    attention: true,
+    notes: 'Wheelchair user: side entrance',
+    custom_questions: [
+      { question_id: meal.id, answer: meal.choices[1].id },
+      { question_id: size.id, answer: 'M' },
+    ],
+  });
+  await server.must(200, 'PUT', `${base}/guests/${seed.guests.grace.id}`, { custom_questions: [{ question_id: meal.id, answer: meal.choices[0].id }] });
+});
+
+test.afterAll(async () => {
+  await server?.dispose();
+});
+
+async function openDoor(page: Page): Promise<DoorPage> {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  return door;
+}
+
+for (const size of [
+  { name: 'laptop', width: 1280, height: 800 },
+  { name: 'phone', width: 375, height: 667 },
+]) {
+  test(`shows the answers of questions shown at the door on green, attention and amber (${size.name})`, async ({ page }) => {
+    await page.setViewportSize(size);
+    const door = await openDoor(page);
+    const grace = seed.guests.grace;
+    await door.scan(grace.barcode);
+    await door.expectResult('checked_in', 'Grace');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Meal');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Fish');
+    await door.screenshot(`70-door-answers-green-${size.name}`);
+    await door.waitPastRepeatGuard();
+    await door.scan(grace.barcode);
+    await door.expectResult('already_checked_in');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Fish');
+    await door.screenshot(`71-door-answers-amber-${size.name}`);
+    // Undo both stations' traces, so the other size starts from a guest not in.
+    await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${(await checkinsOf(server, seed.eventId, grace.id))[0].id}`);
+
+    const ada = seed.guests.ada;
+    await door.scan(ada.barcode);
+    const attention = page.getByTestId('attention');
+    await expect(attention).toContainText('Wheelchair user: side entrance');
+    await expect(attention.getByTestId('door-answers')).toContainText('Vegetarian');
+    await expect(attention.getByTestId('door-answers')).toContainText('T-shirt size');
+    await door.screenshot(`72-door-answers-attention-${size.name}`);
+    await attention.getByRole('button').click();
+    await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${(await checkinsOf(server, seed.eventId, ada.id))[0].id}`);
+  });
+}
+
+test('a scan while the kiosk PIN is asked shows its verdict in front, and leaves no digit in the PIN field', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('doorlist.kioskPin', '2468'));
+  const door = await openDoor(page);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  const prompt = page.getByRole('dialog');
+  const pin = prompt.locator('input[name="unlock-pin"]');
+  await expect(pin).toBeFocused();
+  await pin.pressSequentially('13', { delay: 150 });
+  // Digits only: the PIN field keeps what it can of a reader's keys.
+  await door.scanBurst(seed.guests.radia.barcode);
+  await expect(door.verdictOver()).toBeVisible();
+  await expect(door.verdictOver().locator('.result')).toHaveAttribute('data-outcome', 'checked_in');
+  await expect(door.verdictOver()).toContainText('Radia');
+  await expect(pin).toHaveValue('13');
+  await expect(prompt).toBeVisible();
+  await door.screenshot('73-verdict-over-pin');
+  expect(await checkinsOf(server, seed.eventId, seed.guests.radia.id)).toHaveLength(1);
+  await door.verdictOver().click();
+  await expect(door.verdictOver()).toBeHidden();
+});
+
+test('after an undo, the next scan leaves the counter where the server is', async ({ page }) => {
+  const door = await openDoor(page);
+  const before = await door.count('checked-in');
+  await door.scan(seed.guests.barbara.barcode);
+  await door.expectResult('checked_in', 'Barbara');
+  await expect(door.checkedIn()).toHaveText(String(before + 1));
+  await door.undoConfirmed('Barbara');
+  await expect(door.checkedIn()).toHaveText(String(before));
+  await door.scan(seed.guests.john.barcode);
+  await door.expectResult('checked_in', 'John');
+  await expect(door.checkedIn()).toHaveText(String(before + 1));
+  const server_ = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  expect(server_.checked_in).toBe(before + 1);
+  // Over the next polls (every 2 s) the figure stays the server's.
+  await expect(async () => {
+    const figures = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+    expect(await door.count('checked-in')).toBe(figures.checked_in);
+  }).toPass({ timeout: 8000 });
+  await page.waitForTimeout(4100); // two more polls: a change counted twice would show by now
+  await expect(door.checkedIn()).toHaveText(String(before + 1));
+});
