@@ -24,8 +24,18 @@ function isJsonButNotObject(raw: unknown): boolean {
 }
 
 /** The single place that writes an error response. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
-  if (res.headersSent) return next(err);
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  // A client that hung up (a phone leaving Wi-Fi mid-download) is no failure of ours.
+  if (res.destroyed || req.socket.destroyed) {
+    requestLog(req)?.info({ code: (err as { code?: unknown })?.code }, 'client went away before the answer was whole');
+    return;
+  }
+  // A download that failed after its headers: the client must see it cut, not a short file that ended well.
+  if (res.headersSent) {
+    requestLog(req)?.error({ err }, 'response failed after its headers were sent');
+    res.destroy();
+    return;
+  }
   const { status, body } = describe(err);
   if (status === 503) requestLog(req)?.warn({ err }, 'database busy or unreachable');
   else if (status >= 500) requestLog(req)?.error({ err }, 'request failed');

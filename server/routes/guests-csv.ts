@@ -400,6 +400,26 @@ function exportHeader(questions: CsvQuestion[]): string[] {
   ];
 }
 
+/** The event's guests as CSV rows, read a page at a time as the download asks for them. */
+async function* exportRows(db: Db, eventId: number, questions: CsvQuestion[], typeNames: Map<number, string>): AsyncGenerator<unknown[]> {
+  for await (const page of guestPages(db, eventId)) {
+    for (const { guest, answers } of page) {
+      const byQuestion = new Map(answers.map((a) => [a.question_id, a.answer.map((x) => x.answer).join(CHOICE_SEPARATOR)]));
+      yield [
+        guest.id,
+        ...FIELD_COLUMNS.map((f) => (f === 'registration_type' ? typeNames.get(guest.registration_type_id) : guest[f]) ?? ''),
+        guest.registration_type_id,
+        guest.objstatus,
+        guest.checked_in_at ? 'true' : 'false',
+        toApiDatetime(guest.checked_in_at) ?? '',
+        toApiDatetime(guest.created),
+        toApiDatetime(guest.modified),
+        ...questions.map((q) => byQuestion.get(q.id) ?? ''),
+      ];
+    }
+  }
+}
+
 export function guestsCsvRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -424,26 +444,9 @@ export function guestsCsvRouter(deps: RouteDeps) {
       // The BOM makes spreadsheet programs read the file as UTF-8. A cell (or question text in
       // the header) starting with = + - @ tab or CR gets a leading ' so no spreadsheet runs it.
       const csv = stringify({ header: true, columns: exportHeader(questions), bom: true, escape_formulas: true });
-      const done = pipeline(csv, res);
-      for await (const page of guestPages(deps.db, event.id)) {
-        for (const { guest, answers } of page) {
-          const byQuestion = new Map(answers.map((a) => [a.question_id, a.answer.map((x) => x.answer).join(CHOICE_SEPARATOR)]));
-          const row = [
-            guest.id,
-            ...FIELD_COLUMNS.map((f) => (f === 'registration_type' ? typeNames.get(guest.registration_type_id) : guest[f]) ?? ''),
-            guest.registration_type_id,
-            guest.objstatus,
-            guest.checked_in_at ? 'true' : 'false',
-            toApiDatetime(guest.checked_in_at) ?? '',
-            toApiDatetime(guest.created),
-            toApiDatetime(guest.modified),
-            ...questions.map((q) => byQuestion.get(q.id) ?? ''),
-          ];
-          if (!csv.write(row)) await new Promise((resolve) => csv.once('drain', resolve));
-        }
-      }
-      csv.end();
-      await done;
+      // One pipeline, awaited at once: a client that hangs up ends it (and the page reads)
+      // with an error the route answers, never one left unhandled.
+      await pipeline(Readable.from(exportRows(deps.db, event.id, questions, typeNames)), csv, res);
     },
   });
 
