@@ -103,6 +103,11 @@ export const MSG = {
   tooManyLogins: 'Too many failed sign-in attempts. Try again in a few minutes.',
   databaseBusy: 'The database is busy; try again.',
   databaseUnavailable: 'The database cannot be reached; try again shortly.',
+  databaseFull:
+    'Nothing was saved: the disk that holds the database is full. Free some space on it (or move the database to a larger disk); Doorlist saves again as soon as there is room.',
+  databaseNotWritable:
+    'Nothing was saved: the database cannot be written just now (its disk is read-only, failing or was removed). Check the drive; Doorlist saves again as soon as it can.',
+  tempDiskFull: "Nothing was saved: the disk of this laptop's temporary folder is full. Free some space on it and try again.",
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
   databaseDamaged: (file: string, problem: string) =>

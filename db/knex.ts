@@ -4,6 +4,7 @@ import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 import { dialectOf } from './dialect';
 import { keepStatementsPrepared, type SqliteConnection } from './sqlite-statements';
+import { connectionUsable, retireConnectionsAfterFaults } from './connection-faults';
 import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
@@ -80,9 +81,11 @@ function createSqliteDb(file: string): Db {
       // No checkpoint inside a commit: checkpointBeside does them on its own connection.
       // busy_timeout first: turning a new file to WAL waits for a reader already on it (the start's integrity check).
       afterCreate: setUpConnection(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;`),
+      validate: connectionUsable,
     },
     migrations: { migrationSource },
   });
+  retireConnectionsAfterFaults(db);
   // On this instance's client only, so it stays knex's 'sqlite3' client in every other respect.
   const client = db.client as { transaction: (...args: unknown[]) => unknown };
   client.transaction = (...args: unknown[]) => new ImmediateTransaction(client, ...args);
@@ -99,7 +102,8 @@ const CHECKPOINT_EVERY_MS = 500;
  * the writer goes on committing meanwhile; the WAL starts over once a checkpoint has caught up.
  */
 function checkpointBeside(db: Db, file: string): void {
-  const checkpointer = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
+  const checkpointer = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 0, max: 1, validate: connectionUsable } });
+  retireConnectionsAfterFaults(checkpointer);
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     running ??= checkpointer
@@ -135,12 +139,14 @@ const READ_CONNECTIONS = 2;
  */
 export function createReadDb(file: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(file)) return createDb(file, options);
-  return knex({
+  const readDb = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
-    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: setUpConnection(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
+    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: setUpConnection(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`), validate: connectionUsable },
   });
+  retireConnectionsAfterFaults(readDb);
+  return readDb;
 }
 
 /**
