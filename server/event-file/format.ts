@@ -65,8 +65,8 @@ export class EventFileWriter {
     this.done.catch(() => undefined);
   }
 
-  async header(header: Omit<EventFileHeader, 'format' | 'version' | 'checksum'>): Promise<void> {
-    const full: EventFileHeader = {
+  async header(header: Omit<z.input<typeof EventFileHeader>, 'format' | 'version' | 'checksum'>): Promise<void> {
+    const full: z.input<typeof EventFileHeader> = {
       format: EVENT_FILE_FORMAT,
       version: EVENT_FILE_VERSION,
       ...header,
