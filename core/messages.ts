@@ -135,6 +135,9 @@ export const MSG = {
   csvNotDecodable: (encoding: string) =>
     `The CSV file is not ${encoding} text: save it as "CSV UTF-8", or name its encoding in the Content-Type (e.g. text/csv; charset=windows-1252).`,
   csvTooManyRows: (limit: number) => `The CSV file has more than ${limit.toLocaleString('en')} rows; split it and upload the parts.`,
+  csvTooManyColumns: (row: number, limit: number) =>
+    `Row ${row} of the CSV file has more than ${limit} columns; Doorlist reads at most ${limit} (the guest fields and one per custom question).`,
+  uploadsBusy: (limit: number) => `${limit} files are being uploaded to this laptop already; try again when one has finished.`,
   csvTooManyBadRows: (limit: number, row: number) =>
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,

@@ -38,6 +38,12 @@ export const CSV_MAX_ROW_CHARS = 64 * 1024;
 export const CSV_LISTED_ROW_ERRORS = 100;
 /** Reading stops at this many bad rows: the answer comes in a second, whatever the file. */
 export const CSV_MAX_BAD_ROWS = 10_000;
+/**
+ * Columns a row may hold: the export's 23 and one per custom question, with room to spare.
+ * Every row is mapped column by column: a file of rows thousands of columns wide made each
+ * row cost milliseconds, and the door waited behind them.
+ */
+export const CSV_MAX_COLUMNS = 500;
 /** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
 export const CSV_MAX_ROWS = 200_000;
 /**
@@ -488,6 +494,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
           try {
             // Empty lines are read as rows too, so row numbers match the spreadsheet's.
             for await (const record of records) {
+              if (record.length > CSV_MAX_COLUMNS) throw new ValidationError({ detail: MSG.csvTooManyColumns(columns ? row + 1 : 1, CSV_MAX_COLUMNS) });
               if (!columns) {
                 headers = record.map((h) => h.trim());
                 columns = mapColumns(headers, questions);
