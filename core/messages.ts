@@ -103,6 +103,11 @@ export const MSG = {
   tooManyLogins: 'Too many failed sign-in attempts. Try again in a few minutes.',
   databaseBusy: 'The database is busy; try again.',
   databaseUnavailable: 'The database cannot be reached; try again shortly.',
+  databaseFull:
+    'Nothing was saved: the disk that holds the database is full. Free some space on it (or move the database to a larger disk); Doorlist saves again as soon as there is room.',
+  databaseNotWritable:
+    'Nothing was saved: the database cannot be written just now (its disk is read-only, failing or was removed). Check the drive; Doorlist saves again as soon as it can.',
+  tempDiskFull: "Nothing was saved: the disk of this laptop's temporary folder is full. Free some space on it and try again.",
   integrityConflict: 'The request conflicts with data already stored.',
   internalError: 'Internal server error.',
   databaseDamaged: (file: string, problem: string) =>
@@ -130,6 +135,9 @@ export const MSG = {
   csvNotDecodable: (encoding: string) =>
     `The CSV file is not ${encoding} text: save it as "CSV UTF-8", or name its encoding in the Content-Type (e.g. text/csv; charset=windows-1252).`,
   csvTooManyRows: (limit: number) => `The CSV file has more than ${limit.toLocaleString('en')} rows; split it and upload the parts.`,
+  csvTooManyColumns: (row: number, limit: number) =>
+    `Row ${row} of the CSV file has more than ${limit} columns; Doorlist reads at most ${limit} (the guest fields and one per custom question).`,
+  uploadsBusy: (limit: number) => `${limit} files are being uploaded to this laptop already; try again when one has finished.`,
   csvTooManyBadRows: (limit: number, row: number) =>
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,

@@ -15,7 +15,15 @@ export type DbFailure =
   /** The database is busy (locked, statement timeout): answer 503, the client tries again. */
   | { kind: 'busy' }
   /** The connection is gone or cannot be made: answer 503; the pool reconnects by itself. */
-  | { kind: 'unavailable' };
+  | { kind: 'unavailable' }
+  /** The disk holding the database is full: answer 503; writes go on once there is room. */
+  | { kind: 'full' }
+  /**
+   * The database file cannot be written or read (a read-only moment, a failing or removed
+   * disk): answer 503; the connection is replaced (db/connection-faults.ts) and writes go on
+   * once the file can be written again.
+   */
+  | { kind: 'not-writable' };
 
 interface DriverError {
   code?: unknown;
@@ -40,6 +48,9 @@ const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000',
 const RETRYABLE_STATES = new Set(['40001', '40P01']);
 // Statement timeout (query_canceled), lock not available.
 const BUSY_STATES = new Set(['57014', '55P03']);
+// disk_full; read_only_sql_transaction (a standby, or default_transaction_read_only).
+const FULL_STATES = new Set(['53100']);
+const NOT_WRITABLE_STATES = new Set(['25006']);
 
 const SQLITE_UNIQUE = /UNIQUE constraint failed: ([\w.]+(?:, [\w.]+)*)/;
 
@@ -57,6 +68,8 @@ export function classifyDbError(err: unknown): DbFailure | undefined {
   if (/^2[23][0-9A-Z]{3}$/.test(code)) return { kind: 'integrity' };
   if (RETRYABLE_STATES.has(code)) return { kind: 'retryable' };
   if (BUSY_STATES.has(code)) return { kind: 'busy' };
+  if (FULL_STATES.has(code)) return { kind: 'full' };
+  if (NOT_WRITABLE_STATES.has(code)) return { kind: 'not-writable' };
   return undefined;
 }
 
@@ -85,6 +98,8 @@ function classifySqlite(code: string, message: string): DbFailure | undefined {
     return { kind: 'unique', table: qualified[0][0], columns: qualified.map((c) => c[c.length - 1]) };
   }
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return { kind: 'busy' };
+  if (code === 'SQLITE_FULL') return { kind: 'full' };
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_IOERR' || code === 'SQLITE_CANTOPEN') return { kind: 'not-writable' };
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 import { dialectOf } from './dialect';
+import { connectionUsable, retireConnectionsAfterFaults } from './connection-faults';
 import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
@@ -55,7 +56,7 @@ export function createDb(setting: string, options: DbOptions = {}): Db {
  */
 function createSqliteDb(file: string, checkpointsBeside: boolean): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
@@ -68,9 +69,12 @@ function createSqliteDb(file: string, checkpointsBeside: boolean): Db {
       afterCreate: setUpConnection(
         `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;${checkpointsBeside ? ' PRAGMA wal_autocheckpoint = 0;' : ''}`,
       ),
+      validate: connectionUsable,
     },
     migrations: { migrationSource },
   });
+  retireConnectionsAfterFaults(db);
+  return db;
 }
 
 const CHECKPOINT_EVERY_MS = 500;
@@ -85,7 +89,8 @@ const CHECKPOINT_EVERY_MS = 500;
  */
 export function checkpointBeside(setting: string): () => Promise<void> {
   if (isPostgresUrl(setting) || setting === ':memory:') return async () => {};
-  const checkpointer = knex({ client: 'sqlite3', connection: { filename: setting }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
+  const checkpointer = knex({ client: 'sqlite3', connection: { filename: setting }, useNullAsDefault: true, pool: { min: 0, max: 1, validate: connectionUsable } });
+  retireConnectionsAfterFaults(checkpointer);
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     running ??= checkpointer
@@ -118,12 +123,14 @@ const READ_CONNECTIONS = 2;
  */
 export function createReadDb(file: string, options: DbOptions = {}): Db {
   if (isPostgresUrl(file)) return createDb(file, options);
-  return knex({
+  const readDb = knex({
     client: 'sqlite3',
     connection: { filename: file },
     useNullAsDefault: true,
-    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: setUpConnection(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`) },
+    pool: { min: 0, max: READ_CONNECTIONS, afterCreate: setUpConnection(`PRAGMA query_only = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`), validate: connectionUsable },
   });
+  retireConnectionsAfterFaults(readDb);
+  return readDb;
 }
 
 /**

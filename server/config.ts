@@ -24,21 +24,21 @@ const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /**
  * DOORLIST_TRUST_PROXY: which peers' `X-Forwarded-For` names the client (Express's `trust
- * proxy`): a number of proxy hops, or addresses, CIDR ranges and `loopback` / `linklocal` /
- * `uniquelocal`, comma-separated. Never "every peer": any client could then choose its address.
+ * proxy`): addresses, CIDR ranges and `loopback` / `linklocal` / `uniquelocal`,
+ * comma-separated. Never "every peer", and never a number of hops: with either, a client that
+ * reaches the port directly writes its own X-Forwarded-For and picks its address (first run,
+ * the login limit).
  */
 const trustProxySetting = z
   .string()
   .trim()
-  .transform((value, ctx): number | string => {
-    if (/^\d+$/.test(value)) {
-      const hops = Number(value);
-      if (hops >= 1 && hops <= 10) return hops;
-    } else {
-      const parts = value.split(',').map((p) => p.trim());
-      if (parts.every((p) => PROXY_RANGES.has(p) || isAddressOrRange(p))) return parts.join(',');
-    }
-    ctx.addIssue({ code: 'custom', message: 'give a number of proxy hops (1-10) or the proxies\' addresses, CIDR ranges or loopback, comma-separated' });
+  .transform((value, ctx): string => {
+    const parts = value.split(',').map((p) => p.trim());
+    if (parts.every((p) => PROXY_RANGES.has(p) || isAddressOrRange(p))) return parts.join(',');
+    const message = /^\d+$/.test(value)
+      ? 'a number of proxy hops lets a client that reaches this port directly choose its own address; name the proxies instead: loopback, their addresses or CIDR ranges, comma-separated'
+      : "give the proxies' addresses, CIDR ranges or loopback, comma-separated";
+    ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   });
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { restrictMode } from './data-files';
 import { withHsts } from './http/security-headers';
@@ -35,13 +35,17 @@ export interface HttpsSharing {
   close(): Promise<void>;
 }
 
+/**
+ * `localhost` or a loopback address written out (`127.0.0.1`, `::1`): never a DNS name that
+ * merely starts with `127.` (`127.0.0.1.evil.example` resolves wherever its owner likes).
+ */
 export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  return host === 'localhost' || isLoopbackAddress(host);
 }
 
-/** A connection from this machine itself (IPv4, IPv6, or IPv4 mapped into IPv6). */
+/** A connection from this machine itself (IPv4, IPv6, or IPv4 mapped into IPv6): an address, never a name. */
 export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
+  if (!address || net.isIP(address) === 0) return false;
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { z } from '../schemas/zod';
 import { MSG } from '../../core/messages';
@@ -55,15 +56,17 @@ export class EventFileWriter {
   private readonly gzip = zlib.createGzip({ level: 1 });
   private readonly hash: Hash = createHash('sha256');
   private recordCount = 0;
-  private readonly done: Promise<unknown>;
+  /** Settles when `out` has the whole file; rejects at once when either stream fails (a full disk). */
+  private readonly done: Promise<void>;
 
   constructor(out: Writable) {
-    this.gzip.pipe(out);
-    this.done = once(out, 'finish');
+    this.done = pipeline(this.gzip, out);
+    // Seen by the next write or by finish(); never left unhandled meanwhile.
+    this.done.catch(() => undefined);
   }
 
-  async header(header: Omit<EventFileHeader, 'format' | 'version' | 'checksum'>): Promise<void> {
-    const full: EventFileHeader = {
+  async header(header: Omit<z.input<typeof EventFileHeader>, 'format' | 'version' | 'checksum'>): Promise<void> {
+    const full: z.input<typeof EventFileHeader> = {
       format: EVENT_FILE_FORMAT,
       version: EVENT_FILE_VERSION,
       ...header,
@@ -95,7 +98,9 @@ export class EventFileWriter {
 
   private async write(text: string, hashed: boolean): Promise<void> {
     if (hashed) this.hash.update(text, 'utf8');
-    if (!this.gzip.write(text)) await once(this.gzip, 'drain');
+    if (this.gzip.destroyed) await this.done;
+    // A failed pipeline never drains: its error ends the wait instead.
+    if (!this.gzip.write(text)) await Promise.race([once(this.gzip, 'drain'), this.done]);
   }
 }
 

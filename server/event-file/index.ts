@@ -13,6 +13,7 @@ import { EventMerger, PARSE_YIELD, type ImportOptions, type ImportResult } from 
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS } from './tables';
 
 export * from './format';
+export { DOOR_HIDDEN_TABLES } from './tables';
 export type { ImportOptions, ImportResult } from './merge';
 
 /** Called as work advances: `done` of `total` records. */
@@ -22,6 +23,8 @@ export interface ExportOptions {
   /** A delta: only what changed at or after this stored time. */
   since?: string;
   onProgress?: Progress;
+  /** Tables left out of the file: what the caller's role may not read (DOOR_HIDDEN_TABLES). */
+  omitTables?: readonly string[];
 }
 
 /** A file name people recognise: the event's name, made safe for every file system. */
@@ -35,9 +38,10 @@ export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
  * `reader`: given a connection of its own, the door's writes go on meanwhile.
  */
 export async function exportEventFile(reader: Db, event: EventRow, out: Writable, options: ExportOptions = {}): Promise<TableCounts> {
-  const { since, onProgress } = options;
+  const { since, onProgress, omitTables = [] } = options;
+  const layouts = EVENT_TABLE_LAYOUTS.filter((layout) => !omitTables.includes(layout.name));
   return readSnapshot(reader, async (trx) => {
-    const ids = await eventRecordIds(trx, EVENT_TABLE_LAYOUTS, event.id, since);
+    const ids = await eventRecordIds(trx, layouts, event.id, since);
     const counts: TableCounts = { events: 1 };
     for (const [table, list] of ids) counts[table] = list.length;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -54,7 +58,7 @@ export async function exportEventFile(reader: Db, event: EventRow, out: Writable
     });
     await writer.records('events', [eventRecord(event)]);
     let done = 1;
-    for await (const page of eventRecordPages(trx, EVENT_TABLE_LAYOUTS, ids)) {
+    for await (const page of eventRecordPages(trx, layouts, ids)) {
       await writer.lines(page.lines);
       done += page.lines.length;
       onProgress?.(done, total);

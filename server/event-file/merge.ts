@@ -35,7 +35,7 @@ import { nowIso } from '../../core/time';
 import { refreshDoorState, type DoubleAdmission } from './door-state';
 export type { DoubleAdmission } from './door-state';
 import { StagedChanges } from './staging';
-import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, recordSchema, type GroupRecord, type TableDef } from './tables';
+import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, firstProblem, recordSchema, type GroupRecord, type TableDef } from './tables';
 
 /**
  * The merge policy of event files, as a service over the repositories' SQL.
@@ -247,7 +247,7 @@ export class EventMerger {
     // Checked as it comes: the file's own object is garbage at once, never copied by the
     // young generation's collections while the batch fills.
     const parsed = SCHEMAS.get(table)!.safeParse(record);
-    if (!parsed.success) throw new EventFileRejected(`a ${table} record is invalid`);
+    if (!parsed.success) throw new EventFileRejected(`a ${table} record is invalid (${firstProblem(parsed.error)})`);
     this.pending.records.push(parsed.data as Row);
     this.pending.bytes += bytes;
     if (this.pending.records.length >= BATCH || this.pending.bytes >= BATCH_BYTES) await this.flush();
@@ -291,7 +291,7 @@ export class EventMerger {
 
   private async stageEvent(record: unknown): Promise<void> {
     const parsed = EventRecord.safeParse(record);
-    if (!parsed.success) throw new EventFileRejected('its event record is invalid');
+    if (!parsed.success) throw new EventFileRejected(`its event record is invalid (${firstProblem(parsed.error)})`);
     const incoming = parsed.data;
     if (this.options.eventUid !== undefined && incoming.uid !== this.options.eventUid) throw new EventFileRejected('it holds another event');
     // An import a crash left behind no longer holds its event's uid.

@@ -13,17 +13,28 @@ type Row = Record<string, unknown>;
 export class StagedChanges {
   private readonly file = path.join(os.tmpdir(), `doorlist-merge-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.ndjson`);
   private out: fs.WriteStream | undefined;
+  /** The file's write failure (a full disk), thrown by the next push or read rather than crashing the process. */
+  private failure: Error | undefined;
 
   async push(table: string, records: Row[]): Promise<void> {
-    this.out ??= fs.createWriteStream(this.file, { mode: 0o600 });
+    if (!this.out) {
+      this.out = fs.createWriteStream(this.file, { mode: 0o600 });
+      this.out.on('error', (err) => (this.failure ??= err));
+    }
+    this.throwIfFailed();
     let chunk = '';
     for (const record of records) chunk += JSON.stringify([table, record]) + '\n';
     if (!this.out.write(chunk)) await once(this.out, 'drain');
   }
 
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
   /** The changes in the order they were pushed, consecutive ones of a table together, `size` at most at a time. */
   async *batches(size: number): AsyncGenerator<{ table: string; records: Row[] }> {
     if (!this.out) return;
+    this.throwIfFailed();
     this.out.end();
     await once(this.out, 'finish');
     let batch: { table: string; records: Row[] } | undefined;

@@ -1,25 +1,42 @@
 import { z } from '../schemas/zod';
+import { boolean, codeText, nonNegativeInteger, optionalText, requiredBlankableText, requiredText } from '../schemas/fields';
+import { EventCreate } from '../schemas/events';
+import { GroupCreate } from '../schemas/groups';
+import { RegistrationTypeCreate } from '../schemas/registration-types';
+import { CustomQuestionCreate } from '../schemas/custom-questions';
+import { TrackCreate } from '../schemas/tracks';
+import { SessionCreate } from '../schemas/sessions';
+import { GuestCreate, GuestUpdate, TEXT_ANSWER_MAX } from '../schemas/guests';
+import { CheckinCreate } from '../schemas/checkins';
+import { PromotionCodeCreate, promotionCodeRuleErrors, type PromotionCodeRules } from '../schemas/promotion-codes';
 import { storedInstant } from '../../core/time';
+import { MSG } from '../../core/messages';
 import type { TableLayout } from '../../db/repositories/event-file-export';
 
 /**
  * What an event file holds: every table under an event, parents before children, each
  * record's columns and how they are checked. Records name their parents by uid (never by
- * id), so ids can be remapped on the importing side.
+ * id), so ids can be remapped on the importing side. Every field a client can set through the
+ * API is checked by the API's own schema (server/schemas), so a file can store nothing the
+ * API would refuse: a time zone off the list, NUL characters, a code in another form than
+ * the one scans match, a status or an amount out of range.
  */
 
-const text = (max: number) => z.string().max(max);
-const ntext = (max: number) => z.string().max(max).nullable();
-const int = z.number().int().min(-2147483648).max(2147483647);
-const nint = int.nullable();
-// Decimals may be stored as numeric text by some writers.
-const num = z.union([z.number().finite(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
-const nnum = num.nullable();
-const bool = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => (v ? 1 : 0));
+/** The API's schema of `key` in `object`, as a file carries it: present, optional and defaults aside. */
+function apiField(object: z.ZodObject, key: string): z.ZodType {
+  let field = object.shape[key] as z.ZodType;
+  while (field instanceof z.ZodOptional || field instanceof z.ZodDefault) field = field.unwrap() as z.ZodType;
+  return field;
+}
+
+// Booleans are stored as 0/1 whichever database wrote the file.
+const bool = boolean().transform((v) => (v ? 1 : 0));
+// Columns the server sets (never a client): plain text of the column's width, without NUL.
+const serverText = (max: number) => requiredBlankableText(max);
+const count = nonNegativeInteger();
 // Stored datetimes: server instants (`...sss Z`) and wall-clock times (`YYYY-MM-DDThh:mm:ss`).
 const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const time = z.string().regex(DATETIME);
-const ntime = time.nullable();
 // What a scan records is an instant, kept in one stored form whichever database wrote the file.
 const instant = time.transform((v, ctx) => {
   const stored = storedInstant(v);
@@ -27,6 +44,15 @@ const instant = time.transform((v, ctx) => {
   return stored ?? z.NEVER;
 });
 const ninstant = instant.nullable();
+// A wall-clock time as the API takes it (`YYYY-MM-DDThh:mm[:ss]`), stored with seconds.
+const wallClock = apiField(EventCreate, 'starts');
+const nwallClock = wallClock.nullable();
+
+const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog', 'website'];
+
+/** The API's rule that a start comes no later than its end, on `field`'s side. */
+const inOrder = (message: string, field = 'starts') => (r: Record<string, unknown>) =>
+  (r.starts as string) > (r.ends as string) ? { [field]: [message] } : {};
 
 export interface TableDef extends Omit<TableLayout, 'columns'> {
   /** Data columns copied as they are (no ids, no uid/created/modified), with their checks. */
@@ -39,6 +65,8 @@ export interface TableDef extends Omit<TableLayout, 'columns'> {
    * registrations a scan makes), and new guests (with their answers). Everything else is set-up.
    */
   door?: { create: boolean; update: boolean };
+  /** Rules between a record's fields, as the API's (field errors, none when valid). */
+  rules?: (record: Record<string, unknown>) => Record<string, string[]>;
 }
 
 export const EVENT_TABLES: TableDef[] = [
@@ -47,33 +75,41 @@ export const EVENT_TABLES: TableDef[] = [
     onEvent: true,
     refs: [],
     columns: {
-      type: text(16), name: text(255), description: z.string(), starts: ntime, ends: ntime, minorder: nint, maxorder: nint,
-      price: nnum, quantity: nint, door: bool, online: bool, source: text(32), objstatus: int,
+      type: apiField(RegistrationTypeCreate, 'type'), name: apiField(RegistrationTypeCreate, 'name'), description: apiField(RegistrationTypeCreate, 'description'),
+      starts: nwallClock, ends: nwallClock, minorder: apiField(RegistrationTypeCreate, 'minorder').nullable(), maxorder: apiField(RegistrationTypeCreate, 'maxorder').nullable(),
+      price: apiField(RegistrationTypeCreate, 'price').nullable(), quantity: apiField(RegistrationTypeCreate, 'quantity').nullable(), door: bool, online: bool,
+      source: serverText(32), objstatus: z.literal(1),
     },
   },
-  { name: 'custom_questions', onEvent: true, refs: [], columns: { question: z.string(), type: text(16), objstatus: int } },
+  {
+    name: 'custom_questions',
+    onEvent: true,
+    refs: [],
+    columns: { question: apiField(CustomQuestionCreate, 'question'), type: apiField(CustomQuestionCreate, 'type'), objstatus: apiField(CustomQuestionCreate, 'objstatus') },
+  },
   {
     name: 'question_choices',
     onEvent: false,
     refs: [{ column: 'question_id', table: 'custom_questions', key: 'question_uid' }],
-    columns: { answer: z.string(), position: int },
+    columns: { answer: requiredText(1000), position: count },
   },
-  { name: 'tracks', onEvent: true, refs: [], columns: { name: text(255), starts: time, ends: time } },
+  { name: 'tracks', onEvent: true, refs: [], columns: { name: apiField(TrackCreate, 'name'), starts: wallClock, ends: wallClock }, rules: inOrder(MSG.trackDatesOrder) },
   {
     name: 'sessions',
     onEvent: true,
     refs: [{ column: 'track_id', table: 'tracks', key: 'track_uid', nullable: true }],
     columns: {
-      name: text(255), starts: time, ends: time, access_control: bool, capacity: int, auto_registration: bool,
-      overbook_capacity: int, hidden_session: bool, overlap_enabled: bool,
+      name: apiField(SessionCreate, 'name'), starts: wallClock, ends: wallClock, access_control: bool, capacity: apiField(SessionCreate, 'capacity'),
+      auto_registration: bool, overbook_capacity: apiField(SessionCreate, 'overbook_capacity'), hidden_session: bool, overlap_enabled: bool,
     },
+    rules: inOrder(MSG.sessionDatesOrder),
   },
   {
     name: 'session_tags',
     onEvent: false,
     owned: true,
     refs: [{ column: 'session_id', table: 'sessions', key: 'session_uid' }],
-    columns: { tag: text(255), position: int },
+    columns: { tag: requiredText(255), position: count },
     natural: ['session_id', 'tag'],
   },
   {
@@ -82,9 +118,13 @@ export const EVENT_TABLES: TableDef[] = [
     door: { create: true, update: false },
     refs: [{ column: 'registration_type_id', table: 'registration_types', key: 'registration_type_uid' }],
     columns: {
-      first_name: text(255), last_name: text(255), email: text(254), prefix: ntext(64), suffix: ntext(64), phone: ntext(64),
-      cell_phone: ntext(64), company: ntext(255), job_title: ntext(255), work_phone: ntext(64), blog: ntext(255), website: ntext(255),
-      barcode: text(128).min(1), nfc_tag: ntext(128), objstatus: int, selfie: text(512), source: text(32), checked_in_at: ninstant,
+      ...Object.fromEntries(GUEST_FIELDS.map((f) => [f, apiField(GuestCreate, f)])),
+      barcode: codeText({ empty: MSG.barcodeEmpty }),
+      nfc_tag: codeText({ empty: MSG.nfcTagEmpty }).nullable(),
+      objstatus: apiField(GuestUpdate, 'objstatus'),
+      selfie: serverText(512),
+      source: serverText(32),
+      checked_in_at: ninstant,
     },
     derived: ['checked_in_at'],
   },
@@ -98,7 +138,7 @@ export const EVENT_TABLES: TableDef[] = [
       { column: 'question_id', table: 'custom_questions', key: 'question_uid' },
       { column: 'choice_id', table: 'question_choices', key: 'choice_uid', nullable: true },
     ],
-    columns: { text_answer: z.string().nullable() },
+    columns: { text_answer: requiredBlankableText(TEXT_ANSWER_MAX).nullable() },
   },
   {
     name: 'session_registrations',
@@ -122,7 +162,7 @@ export const EVENT_TABLES: TableDef[] = [
       { column: 'guest_id', table: 'guests', key: 'guest_uid' },
       { column: 'session_id', table: 'sessions', key: 'session_uid', nullable: true },
     ],
-    columns: { direction: z.enum(['in', 'out']), scanned_at: instant, station: ntext(128), undone_at: ninstant },
+    columns: { direction: apiField(CheckinCreate, 'direction'), scanned_at: instant, station: apiField(CheckinCreate, 'station'), undone_at: ninstant },
   },
   {
     // The badge print log (issue 39): records are never changed, only added, like scans. Who
@@ -131,16 +171,18 @@ export const EVENT_TABLES: TableDef[] = [
     onEvent: true,
     door: { create: true, update: false },
     refs: [{ column: 'guest_id', table: 'guests', key: 'guest_uid' }],
-    columns: { station: ntext(128), printed_by_name: ntext(255), printed_at: instant },
+    columns: { station: apiField(CheckinCreate, 'station'), printed_by_name: serverText(255).nullable(), printed_at: instant },
   },
   {
     name: 'promotion_codes',
     onEvent: true,
     refs: [],
     columns: {
-      code: text(64), discount_type: text(16), discount_amount: num, quantity: int, used: int, starts: ntime, ends: ntime,
-      available_only: bool,
+      code: apiField(PromotionCodeCreate, 'code'), discount_type: apiField(PromotionCodeCreate, 'discount_type'),
+      discount_amount: apiField(PromotionCodeCreate, 'discount_amount'), quantity: apiField(PromotionCodeCreate, 'quantity'), used: count,
+      starts: nwallClock, ends: nwallClock, available_only: bool,
     },
+    rules: (r) => promotionCodeRuleErrors(r as unknown as PromotionCodeRules),
     natural: ['event_id', 'code'],
   },
   {
@@ -156,34 +198,52 @@ export const EVENT_TABLES: TableDef[] = [
   },
 ];
 
+/** Tables a door role never reads (DESIGN "Identity": promotion codes are set-up), so its event files leave them out. */
+export const DOOR_HIDDEN_TABLES = ['promotion_codes', 'promotion_code_registration_types'] as const;
+
 /** Every table an event file may hold, in file order. */
 export const EVENT_FILE_TABLES = ['events', ...EVENT_TABLES.map((t) => t.name)];
 
 /** What the database side needs to know of each table: its name, columns and parents. */
 export const EVENT_TABLE_LAYOUTS: TableLayout[] = EVENT_TABLES.map((def) => ({ ...def, columns: Object.keys(def.columns) }));
 
-export const EventRecord = z.object({
-  uid: text(36).min(1),
-  created: time,
-  modified: time,
-  name: text(255),
-  starts: time,
-  ends: time,
-  timezone: text(64),
-});
+export const EventRecord = z
+  .object({
+    uid: z.string().min(1).max(36),
+    created: time,
+    modified: time,
+    name: EventCreate.shape.name,
+    starts: EventCreate.shape.starts,
+    ends: EventCreate.shape.ends,
+    timezone: EventCreate.shape.timezone,
+  })
+  .superRefine((event, ctx) => {
+    if (event.ends < event.starts) ctx.addIssue({ code: 'custom', path: ['ends'], message: MSG.eventEndsBeforeStart });
+  });
 
 /** The event's group as the file carries it, so a laptop without it can create it. */
 export const GroupRecord = z.object({
-  uid: text(36).min(1),
-  name: text(255).min(1),
-  type: text(32),
-  email: ntext(254),
-  phone: ntext(64),
-  website: ntext(255),
+  uid: z.string().min(1).max(36),
+  name: GroupCreate.shape.name,
+  type: z.string().pipe(GroupCreate.shape.type.unwrap()),
+  email: GroupCreate.shape.email.transform((v) => v ?? null),
+  phone: GroupCreate.shape.phone.transform((v) => v ?? null),
+  website: GroupCreate.shape.website.transform((v) => v ?? null),
 });
 export type GroupRecord = z.infer<typeof GroupRecord>;
 
 export function recordSchema(def: TableDef) {
   const refs = Object.fromEntries(def.refs.map((r) => [r.key, r.nullable ? z.string().max(64).nullable() : z.string().min(1).max(64)]));
-  return z.object({ uid: z.string().min(1).max(def.uidMax ?? 36), created: time, modified: time, ...def.columns, ...refs });
+  const record = z.object({ uid: z.string().min(1).max(def.uidMax ?? 36), created: time, modified: time, ...def.columns, ...refs });
+  const { rules } = def;
+  if (!rules) return record;
+  return record.superRefine((r, ctx) => {
+    for (const [field, messages] of Object.entries(rules(r))) for (const message of messages) ctx.addIssue({ code: 'custom', path: [field], message });
+  });
+}
+
+/** The first thing wrong with a record, as the API would say it: `field: message`. */
+export function firstProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join('.') || 'record'}: ${issue.message}` : 'invalid';
 }

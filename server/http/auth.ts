@@ -113,6 +113,9 @@ export class Authenticator {
       const groups = await groupSubtreeIds(this.db, key.group_id);
       return { caller: { kind: 'key', id: key.id, isAdmin: false, role: key.role, groupId: key.group_id, groups } };
     }
+    // A token is looked up only once the environment's administrator password is in force: a
+    // reset through DOORLIST_ADMIN_PASSWORD revokes that administrator's tokens before any is honoured.
+    await this.passwordsSettled();
     const owner = await findTokenOwner(this.db, hash);
     if (!owner || owner.expires <= nowIso()) return undefined;
     const groups = owner.is_admin ? null : owner.group_id ? await groupSubtreeIds(this.db, owner.group_id) : [];

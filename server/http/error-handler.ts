@@ -24,11 +24,25 @@ function isJsonButNotObject(raw: unknown): boolean {
 }
 
 /** The single place that writes an error response. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
-  if (res.headersSent) return next(err);
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  // A client that hung up (a phone leaving Wi-Fi mid-download) is no failure of ours.
+  if (res.destroyed || req.socket?.destroyed === true) {
+    requestLog(req)?.info({ code: (err as { code?: unknown })?.code }, 'client went away before the answer was whole');
+    return;
+  }
+  // A download that failed after its headers: the client must see it cut, not a short file that ended well.
+  if (res.headersSent) {
+    requestLog(req)?.error({ err }, 'response failed after its headers were sent');
+    res.destroy();
+    return;
+  }
   const { status, body } = describe(err);
-  if (status === 503) requestLog(req)?.warn({ err }, 'database busy or unreachable');
+  // The answer's own words say what staff can do; the log keeps the cause beside them.
+  if (status === 503) requestLog(req)?.warn({ err }, body.detail as string);
   else if (status >= 500) requestLog(req)?.error({ err }, 'request failed');
+  // A request whose body was cut off (an upload refused midway) leaves its connection unable to
+  // carry another: the client is told to open a new one rather than wait on this one.
+  if (req.destroyed) res.setHeader('Connection', 'close');
   res.status(status).json(body);
 };
 
@@ -70,7 +84,14 @@ function describe(err: unknown): { status: number; body: Record<string, unknown>
     // The pool reconnects by itself once the database is back.
     case 'unavailable':
       return { status: 503, body: { detail: MSG.databaseUnavailable } };
+    case 'full':
+      return { status: 503, body: { detail: MSG.databaseFull } };
+    case 'not-writable':
+      return { status: 503, body: { detail: MSG.databaseNotWritable } };
   }
+  // An upload or export spooled to the temporary folder met a full disk.
+  const fsCode = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (fsCode === 'ENOSPC' || fsCode === 'EDQUOT') return { status: 503, body: { detail: MSG.tempDiskFull } };
   // Express's and its helpers' own 4xx (a malformed %-escape, a refused file path): a fixed
   // message, never theirs, which can carry server paths.
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {

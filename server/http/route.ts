@@ -13,6 +13,10 @@ import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
 import { replyDrift } from './reply-check';
+import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
+
+// One bound per app: every router of an app is built from the same deps.
+const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
@@ -182,12 +186,13 @@ const ACCESS_NOTES: Record<Access, string> = {
   'signed-in-admin': 'A signed-in administrator of this laptop; never an API key.',
 };
 
-function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean) {
+function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean, rawBody: boolean) {
   const out: Record<string, ResponseConfig> = {};
   for (const [status, value] of Object.entries(responses)) {
     out[status] = typeof value === 'string' ? { description: value } : value;
   }
   if (jsonOnly) out['415'] ??= { description: MSG.jsonOnly, content: { 'application/json': { schema: DetailResponse } } };
+  if (rawBody) out['503'] ??= { description: MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS), content: { 'application/json': { schema: DetailResponse } } };
   out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
   if (!isPublic) {
     out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
@@ -210,6 +215,8 @@ export function resourceRouter(deps: RouteDeps) {
   const router = Router();
   // Every pooled connection may be one PostgreSQL dropped at once; each try retires one.
   const lostConnectionAttempts = poolSize(deps.db) + poolSize(deps.readDb) + 1;
+  if (!uploadSlots.has(deps)) uploadSlots.set(deps, new UploadSlots());
+  const uploads = uploadSlots.get(deps)!;
 
   function route<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
     def: RouteDefinition<P, Q, B>,
@@ -232,7 +239,7 @@ export function resourceRouter(deps: RouteDeps) {
               ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
               : undefined,
         },
-        responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false),
+        responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false, def.rawBody !== undefined),
       });
     }
 
@@ -272,7 +279,22 @@ export function resourceRouter(deps: RouteDeps) {
         if (def.bodyAlsoFromQuery && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
         body = parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw);
       }
-      const reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
+      let release: (() => void) | undefined;
+      if (def.rawBody) {
+        release = uploads.take();
+        if (!release) {
+          // The body is not read: the connection closes after the answer instead.
+          res.setHeader('Connection', 'close');
+          res.setHeader('Retry-After', String(UPLOAD_RETRY_AFTER_S));
+          throw new HttpError(503, { detail: MSG.uploadsBusy(uploads.limit) });
+        }
+      }
+      let reply: Reply | void;
+      try {
+        reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
+      } finally {
+        release?.();
+      }
       if (!reply) return;
       if (deps.config.checkReplies) {
         const drift = replyDrift(def.responses, reply.status, reply.body);

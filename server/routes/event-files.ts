@@ -9,7 +9,7 @@ import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
-import { EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
+import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
 /** An event file of 100k guests is tens of megabytes; this leaves room for far larger ones. */
 export const EVENT_FILE_MAX_BYTES = 500 * 1024 * 1024;
@@ -50,7 +50,8 @@ export function eventFilesRouter(deps: RouteDeps) {
       // Written to disk first: the snapshot transaction ends before a slow download begins.
       const file = tempEventFile();
       try {
-        await exportEventToPath(deps.readDb, event, file, { since: query.since });
+        // A door reads no promotion codes through the API, nor through its event files.
+        await exportEventToPath(deps.readDb, event, file, { since: query.since, omitTables: caller.role === 'door' ? DOOR_HIDDEN_TABLES : [] });
         const { size } = await fs.promises.stat(file);
         res.status(200);
         res.attachment(eventFileName(event));

@@ -38,6 +38,12 @@ export const CSV_MAX_ROW_CHARS = 64 * 1024;
 export const CSV_LISTED_ROW_ERRORS = 100;
 /** Reading stops at this many bad rows: the answer comes in a second, whatever the file. */
 export const CSV_MAX_BAD_ROWS = 10_000;
+/**
+ * Columns a row may hold: the export's 23 and one per custom question, with room to spare.
+ * Every row is mapped column by column: a file of rows thousands of columns wide made each
+ * row cost milliseconds, and the door waited behind them.
+ */
+export const CSV_MAX_COLUMNS = 500;
 /** Rows (blank lines included) one upload may hold: twice the largest event Doorlist is built for. */
 export const CSV_MAX_ROWS = 200_000;
 /**
@@ -453,6 +459,33 @@ export function formulaSafe(cell: string): string {
   return FORMULA_START.test(cell) && !PHONE_NUMBER.test(cell) ? `'${cell}` : cell;
 }
 
+/**
+ * The event's guests as CSV rows, read a page at a time as the download asks for them: times on
+ * the venue's clock with the offset that makes each one an instant (DESIGN "Records").
+ */
+async function* exportRows(db: Db, event: EventRow, questions: CsvQuestion[], typeNames: Map<number, string>): AsyncGenerator<string[]> {
+  const time = (instant: string | null) => (instant ? zonedIso(instant, event.timezone) : '');
+  const yesNo = (value: unknown) => (value ? 'yes' : 'no');
+  const fieldCell = (guest: GuestRow, f: Field) =>
+    f === 'registration_type' ? typeNames.get(guest.registration_type_id) : f === 'attention' ? yesNo(guest.attention) : guest[f];
+  for await (const page of guestPages(db, event.id)) {
+    for (const { guest, answers } of page) {
+      const byQuestion = new Map(answers.map((a) => [a.question_id, a.answer.map((x) => x.answer).join(CHOICE_SEPARATOR)]));
+      yield [
+        String(guest.id),
+        ...FIELD_COLUMNS.map((f) => String(fieldCell(guest, f) ?? '')),
+        String(guest.registration_type_id),
+        Number(guest.objstatus) === 2 ? 'inactive' : 'active',
+        yesNo(guest.checked_in_at),
+        time(guest.checked_in_at),
+        time(guest.created),
+        time(guest.modified),
+        ...questions.map((q) => byQuestion.get(q.id) ?? ''),
+      ].map(formulaSafe);
+    }
+  }
+}
+
 export function guestsCsvRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -478,31 +511,9 @@ export function guestsCsvRouter(deps: RouteDeps) {
       // The BOM makes spreadsheet programs read the file as UTF-8. A cell (or question text in
       // the header) starting with = + - @ tab or CR gets a leading ' so no spreadsheet runs it.
       const csv = stringify({ header: true, columns: exportHeader(questions).map(formulaSafe), bom: true, delimiter: SEPARATORS[query.separator ?? 'comma'] });
-      const done = pipeline(csv, res);
-      // Times on the venue's clock, with the offset that makes each one instant (DESIGN "Records").
-      const time = (instant: string | null) => (instant ? zonedIso(instant, event.timezone) : '');
-      const yesNo = (value: unknown) => (value ? 'yes' : 'no');
-      const fieldCell = (guest: GuestRow, f: Field) =>
-        f === 'registration_type' ? typeNames.get(guest.registration_type_id) : f === 'attention' ? yesNo(guest.attention) : guest[f];
-      for await (const page of guestPages(deps.db, event.id)) {
-        for (const { guest, answers } of page) {
-          const byQuestion = new Map(answers.map((a) => [a.question_id, a.answer.map((x) => x.answer).join(CHOICE_SEPARATOR)]));
-          const row = [
-            String(guest.id),
-            ...FIELD_COLUMNS.map((f) => String(fieldCell(guest, f) ?? '')),
-            String(guest.registration_type_id),
-            Number(guest.objstatus) === 2 ? 'inactive' : 'active',
-            yesNo(guest.checked_in_at),
-            time(guest.checked_in_at),
-            time(guest.created),
-            time(guest.modified),
-            ...questions.map((q) => byQuestion.get(q.id) ?? ''),
-          ].map(formulaSafe);
-          if (!csv.write(row)) await new Promise((resolve) => csv.once('drain', resolve));
-        }
-      }
-      csv.end();
-      await done;
+      // One pipeline, awaited at once: a client that hangs up ends it (and the page reads)
+      // with an error the route answers, never one left unhandled.
+      await pipeline(Readable.from(exportRows(deps.db, event, questions, typeNames)), csv, res);
     },
   });
 
@@ -545,6 +556,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
           try {
             // Empty lines are read as rows too, so row numbers match the spreadsheet's.
             for await (const record of records) {
+              if (record.length > CSV_MAX_COLUMNS) throw new ValidationError({ detail: MSG.csvTooManyColumns(columns ? row + 1 : 1, CSV_MAX_COLUMNS) });
               if (!columns) {
                 headers = record.map((h) => h.trim());
                 columns = mapColumns(headers, questions);

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { claimFirstRun, hasAnyUser } from '../../db/repositories/users';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { ConflictError, ForbiddenError } from '../http/errors';
-import { isLoopbackHost } from '../lan';
+import { isLoopbackAddress, isLoopbackHost } from '../lan';
 import { AuthResponse } from '../schemas/auth';
 import { SetupRequest, SetupState } from '../schemas/setup';
 import { MSG } from '../../core/messages';
@@ -11,17 +11,27 @@ import { issueToken } from './auth';
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
 
+// Headers a proxy adds to name the client it relays.
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
+/** The Host header's name, without its port or an IPv6 address's brackets. */
+function hostName(req: Request): string {
+  return (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+}
+
 /**
- * The socket's own peer address is loopback (no forwarded-for header can make a LAN request
- * look local), and so is the address the browser asked for: a page whose own name was made to
- * point at 127.0.0.1 (DNS rebinding) sends its own name as Host and is refused.
+ * Whether the client is this machine. Its address decides: with DOORLIST_TRUST_PROXY, the one
+ * the trusted proxies forwarded (req.ip walks X-Forwarded-For through trusted peers only), else
+ * the socket's peer, and then a forwarding header means a proxy on this machine relays someone
+ * else. Host never admits anyone; it can only refuse: a page whose own name was pointed at
+ * 127.0.0.1 (DNS rebinding) sends that name, and only literal loopback names are taken.
  */
-function fromThisMachine(req: Request): boolean {
-  const address = req.socket.remoteAddress ?? '';
-  const peer = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
-  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+function fromThisMachine(req: Request, trustsProxy: boolean): boolean {
+  if (!isLoopbackAddress(req.ip)) return false;
+  if (!trustsProxy && FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined)) return false;
+  const host = hostName(req);
   // 0.0.0.0 reaches this machine when typed on it (the server bound to every interface).
-  return isLoopbackHost(peer) && (isLoopbackHost(host) || host === '0.0.0.0');
+  return isLoopbackHost(host) || host === '0.0.0.0';
 }
 
 /** First run: the door screen asks whether an administrator is still to be made, and makes one. */
@@ -53,7 +63,7 @@ export function setupRouter(deps: RouteDeps) {
       409: MSG.alreadySetUp,
     },
     handler: async ({ body, req }) => {
-      if (!fromThisMachine(req)) throw new ForbiddenError(MSG.setupFromLaptopOnly);
+      if (!fromThisMachine(req, deps.config.trustProxy !== undefined)) throw new ForbiddenError(MSG.setupFromLaptopOnly);
       if (await hasAnyUser(deps.db)) throw new ConflictError({ detail: MSG.alreadySetUp });
       const id = await claimFirstRun(deps.db, { username: body.username, password_hash: await hashPassword(body.password) });
       if (id === undefined) throw new ConflictError({ detail: MSG.alreadySetUp });

@@ -115,7 +115,7 @@ describe('POST /events/import: the group of a new event', () => {
     const broken = records.map((l) => (l.table === 'checkins' ? { ...l, record: { ...l.record, direction: 'sideways' } } : l));
     const res = await importFile(fresh, writeFile(header, broken));
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { detail: MSG.eventFileInvalid('a checkins record is invalid') });
+    assert.deepEqual(res.body, { detail: MSG.eventFileInvalid(`a checkins record is invalid (direction: ${MSG.invalidDirection})`) });
     assert.equal((await fresh.get('/groups')).body.count, 0);
     assert.equal(Number((await fresh.db('events').count({ n: '*' }))[0].n), 0);
     assert.equal(Number((await fresh.db('guests').count({ n: '*' }))[0].n), 0);

@@ -61,15 +61,20 @@ describe('loadConfig DOORLIST_TRUST_PROXY', () => {
     assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: '' }, []).trustProxy, undefined);
   });
 
-  it('takes a number of hops, or proxies by address, CIDR range or loopback', () => {
-    assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: '1' }, []).trustProxy, 1);
+  it('takes proxies by address, CIDR range or loopback', () => {
     assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: 'loopback' }, []).trustProxy, 'loopback');
     assert.equal(loadConfig({ DOORLIST_TRUST_PROXY: ' loopback, 10.0.0.0/8 ,fd00::1' }, []).trustProxy, 'loopback,10.0.0.0/8,fd00::1');
   });
 
+  it('refuses a number of hops, saying why: a client reaching the port directly would pick its own address', () => {
+    for (const value of ['1', '2', '0', '11']) {
+      assert.throws(() => loadConfig({ DOORLIST_TRUST_PROXY: value }, []), /Invalid Doorlist configuration: trustProxy: a number of proxy hops lets a client that reaches this port directly choose its own address/, value);
+    }
+  });
+
   it('refuses "every peer" and anything that is not an address, in one line', () => {
-    for (const value of ['true', '0', '11', 'everyone', '10.0.0.0/33', '10.0.0.1/8/2', 'loopback,nonsense']) {
-      assert.throws(() => loadConfig({ DOORLIST_TRUST_PROXY: value }, []), /Invalid Doorlist configuration: trustProxy: give a number of proxy hops/, value);
+    for (const value of ['true', 'everyone', '10.0.0.0/33', '10.0.0.1/8/2', 'loopback,nonsense']) {
+      assert.throws(() => loadConfig({ DOORLIST_TRUST_PROXY: value }, []), /Invalid Doorlist configuration: trustProxy: give the proxies' addresses/, value);
     }
   });
 });

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
+
+const GUESTS = 25_000;
+
+/** Where a client hangs up: before any answer, at the headers, or after some of the body. */
+const CUT_POINTS = [
+  { name: 'before the answer', bytes: -1 },
+  { name: 'at the headers', bytes: 0 },
+  { name: 'after 16 KB', bytes: 16 * 1024 },
+  { name: 'after 256 KB', bytes: 256 * 1024 },
+] as const;
+
+/** Every route that answers a body large enough to be cut, for a door key as for a manager. */
+const downloads = (eventId: number) => [
+  `/events/${eventId}/guests.csv`,
+  `/events/${eventId}/export`,
+  `/events/${eventId}/sync/changes`,
+  `/events/${eventId}/guests?page_size=1000`,
+  `/events/${eventId}/checkins?page_size=1000`,
+];
+
+describe('a client that hangs up mid-download, against a real server process', () => {
+  let dir: string;
+  let server: ServerProcess;
+  let token: string;
+  let eventId: number;
+
+  const api = async (method: string, pathName: string, body?: unknown, contentType = 'application/json') => {
+    const res = await fetch(`${server.baseUrl}${pathName}`, {
+      method,
+      headers: { 'content-type': contentType, authorization: `Token ${token}` },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  /** Request lines the server logged: each request gets one when its response closes, whole or cut. */
+  const requestLines = () => server.output().stdout.split('\n').filter((line) => /"request (aborted|completed)"/.test(line)).length;
+
+  /**
+   * GETs `pathName` and destroys the connection at `bytes` of the body (-1: as soon as the
+   * request is sent); resolves once the server has logged the request's end or has exited.
+   */
+  async function hangUp(pathName: string, bytes: number): Promise<number> {
+    const seen = requestLines();
+    const url = new URL(server.baseUrl + pathName);
+    let received = 0;
+    await new Promise<void>((resolve) => {
+      const req = http.get(url, { headers: { authorization: `Token ${token}` }, agent: false }, (res) => {
+        const cut = () => {
+          req.destroy();
+          resolve();
+        };
+        if (bytes <= 0) return cut();
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received >= bytes) cut();
+        });
+        res.on('end', cut);
+      });
+      req.on('error', () => resolve());
+      if (bytes < 0) req.once('finish', () => setImmediate(() => (req.destroy(), resolve())));
+    });
+    for (const started = Date.now(); requestLines() === seen && server.child.exitCode === null && server.child.signalCode === null; ) {
+      assert.ok(Date.now() - started < 30_000, `the server never saw the hang-up of ${pathName}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return received;
+  }
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-download-abort-'));
+    server = await startServeProcess({ DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_LOG_LEVEL: 'info' });
+    token = await signIn(server.baseUrl);
+    const group = await api('POST', '/groups', { name: 'Hang-up Events' });
+    eventId = (await api('POST', '/events', { group_id: group.body.id, name: 'Hang-up night', starts: '2026-12-01T18:00', ends: '2026-12-01T23:00', timezone: 'GMT' })).body.id;
+    assert.equal((await api('POST', `/events/${eventId}/registration_types`, { type: 'ticket', name: 'General', description: '' })).status, 201);
+    const rows = Array.from({ length: GUESTS }, (_, i) => `Guest,${i},g${i}@example.test,CUT-${i}`);
+    const imported = await api('POST', `/events/${eventId}/guests.csv`, `first_name,last_name,email,barcode\n${rows.join('\n')}\n`, 'text/csv');
+    assert.equal(imported.status, 201, JSON.stringify(imported.body));
+    for (let i = 0; i < 1000; i++) assert.equal((await api('POST', `/events/${eventId}/checkins`, { barcode: `CUT-${i}` })).status, 201);
+  });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const cut of CUT_POINTS) {
+    it(`keeps serving when every download is cut ${cut.name}`, async () => {
+      for (const pathName of downloads(eventId)) {
+        await hangUp(pathName, cut.bytes);
+        assert.equal(server.child.exitCode, null, `the server exited after ${pathName} was cut ${cut.name}: ${server.output().stderr}`);
+        assert.equal(server.child.signalCode, null);
+        const next = await api('GET', `/events/${eventId}`);
+        assert.equal(next.status, 200, `${pathName}: ${JSON.stringify(next.body)}`);
+      }
+    });
+  }
+
+  it('logs no failure for a client that went away, and still answers every download whole', async () => {
+    const failures = server.output().stdout.split('\n').filter((line) => /"level":(50|60)/.test(line));
+    assert.deepEqual(failures, []);
+    assert.equal(server.output().stderr, '');
+    const csv = await fetch(`${server.baseUrl}/events/${eventId}/guests.csv`, { headers: { authorization: `Token ${token}` } });
+    assert.equal(csv.status, 200);
+    assert.equal((await csv.text()).trim().split('\n').length, GUESTS + 1);
+    const file = await fetch(`${server.baseUrl}/events/${eventId}/export`, { headers: { authorization: `Token ${token}` } });
+    assert.equal(file.status, 200);
+    assert.equal((await file.arrayBuffer()).byteLength, Number(file.headers.get('content-length')));
+  });
+});
