@@ -4,7 +4,7 @@ import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Menu, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import QRCode from 'qrcode';
 import { loadConfig, type Config } from '../server/config';
-import { LanShare, type ShareInfo } from '../server/lan';
+import type { LanShare, ShareInfo } from '../server/lan';
 import { startServer, type RunningServer } from '../server/start';
 import { limitHeapGrowth } from '../server/heap';
 
@@ -226,7 +226,7 @@ async function main(): Promise<void> {
   // The database's pages are checked beside the start (server/start.ts): a damaged one ends it.
   running.checked.catch(failToStart);
   origin = `http://127.0.0.1:${running.port}`;
-  share = new LanShare(running, { dbPath: config.db, httpsPort: config.httpsPort });
+  share = running.lan;
   lockDown();
   registerIpc();
   buildMenu();

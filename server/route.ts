@@ -9,6 +9,7 @@ import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './e
 import { authorize, type Access, type ScopeParams } from './scope';
 import { DetailResponse, FieldErrorsResponse } from './schemas/fields';
 import type { LocalWrites } from './local-writes';
+import type { LanShare } from './lan';
 import { MSG } from '../core/messages';
 import { isLostConnection } from '../db/errors';
 
@@ -24,6 +25,8 @@ export interface RouteDeps {
   mailer: Mailer;
   /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
   localWrites: LocalWrites;
+  /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
+  lan: LanShare;
 }
 
 export interface Reply {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { startHttps } from '../../server/lan';
+import { LanIdentity, startHttps } from '../../server/lan';
 import { TestServer } from '../helpers/server';
 
 // A request re-parented by Express (Object.setPrototypeOf) or given a getter of its own got a
@@ -51,7 +51,7 @@ describe('POST /groups, GET /groups/:id, GET /events over HTTPS: request and res
         running.app(req, res);
       },
       running.messageClasses,
-      { dbPath: path.join(server.dir, 'doorlist.sqlite'), host: '127.0.0.1', port: 0 },
+      { identity: new LanIdentity(path.join(server.dir, 'doorlist.sqlite')), host: '127.0.0.1', port: 0 },
     );
     try {
       assert.equal((await server.request('GET', '/events')).status, 200);
