@@ -13,7 +13,7 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      externalizeDeps: { exclude: ['@asteasolutions/zod-to-openapi', 'csv-parse', 'csv-stringify', 'express', 'express-rate-limit', 'knex', 'nodemailer', 'pino', 'qrcode', 'zod'] },
+      externalizeDeps: { exclude: ['@asteasolutions/zod-to-openapi', 'csv-parse', 'csv-stringify', 'express', 'express-rate-limit', 'knex', 'nodemailer', 'pino', 'zod'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'main/index.ts'),

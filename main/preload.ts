@@ -7,8 +7,8 @@ contextBridge.exposeInMainWorld('doorlistDesktop', {
   hostname: (): Promise<string> => ipcRenderer.invoke('doorlist:hostname'),
   exportEvent: (request: { eventId: number; eventName: string; token: string }) => ipcRenderer.invoke('doorlist:export-event', request),
   importEvent: (request: { token: string; groupId?: number }) => ipcRenderer.invoke('doorlist:import-event', request),
-  onMenu: (callback: (action: string, payload?: unknown) => void) => {
-    const listener = (_event: IpcRendererEvent, action: string, payload?: unknown) => callback(action, payload);
+  onMenu: (callback: (action: string) => void) => {
+    const listener = (_event: IpcRendererEvent, action: string) => callback(action);
     ipcRenderer.on('doorlist:menu', listener);
     return () => {
       ipcRenderer.removeListener('doorlist:menu', listener);

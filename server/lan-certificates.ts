@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { restrictMode } from './data-files';
 
 /**
@@ -13,7 +13,17 @@ import { restrictMode } from './data-files';
  */
 
 const subtle = crypto.webcrypto.subtle as SubtleCrypto;
-x509.cryptoProvider.set(crypto.webcrypto as Crypto);
+
+let loaded: Promise<typeof X509> | undefined;
+
+/** The X.509 library, loaded on first use: it is a second of a cold start, and loopback never needs it. */
+function library(): Promise<typeof X509> {
+  loaded ??= import('@peculiar/x509').then((x509) => {
+    x509.cryptoProvider.set(crypto.webcrypto as Crypto);
+    return x509;
+  });
+  return loaded;
+}
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY_MS = 24 * 3600 * 1000;
@@ -33,7 +43,7 @@ export interface Authority {
   cert: string;
   /** SHA-256 as browsers and phones show it: `AB:CD:...`. */
   fingerprint: string;
-  certificate: x509.X509Certificate;
+  certificate: X509.X509Certificate;
   privateKey: CryptoKey;
 }
 
@@ -77,25 +87,28 @@ function readPrivate(file: string): string | undefined {
 }
 
 async function exportKey(key: CryptoKey): Promise<string> {
-  return x509.PemConverter.encode(await subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
+  const pkcs8 = Buffer.from(await subtle.exportKey('pkcs8', key)).toString('base64');
+  return `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
 function importKey(pem: string): Promise<CryptoKey> {
-  return subtle.importKey('pkcs8', x509.PemConverter.decode(pem)[0], ALGORITHM, false, ['sign']);
+  const der = crypto.createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
+  return subtle.importKey('pkcs8', der, ALGORITHM, false, ['sign']);
 }
 
-function authorityOf(cert: string, privateKey: CryptoKey): Authority {
+function authorityOf(x509: typeof X509, cert: string, privateKey: CryptoKey): Authority {
   const certificate = new x509.X509Certificate(cert);
   return { cert, fingerprint: fingerprintOf(certificate.rawData), certificate, privateKey };
 }
 
 /** The authority in `dir`, made on first use. */
 export async function ensureAuthority(dir: string): Promise<Authority> {
+  const x509 = await library();
   const certFile = path.join(dir, AUTHORITY_FILE);
   const keyFile = path.join(dir, AUTHORITY_KEY_FILE);
   const cert = readPrivate(certFile);
   const key = readPrivate(keyFile);
-  if (cert && key) return authorityOf(cert, await importKey(key));
+  if (cert && key) return authorityOf(x509, cert, await importKey(key));
 
   const keys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const now = Date.now();
@@ -117,10 +130,10 @@ export async function ensureAuthority(dir: string): Promise<Authority> {
   // The key first: a certificate on disk always has its key beside it.
   writePrivate(keyFile, await exportKey(keys.privateKey));
   writePrivate(certFile, made.toString('pem'));
-  return authorityOf(made.toString('pem'), keys.privateKey);
+  return authorityOf(x509, made.toString('pem'), keys.privateKey);
 }
 
-function namesOf(certificate: x509.X509Certificate): { ips: string[]; dns: string[] } {
+function namesOf(x509: typeof X509, certificate: X509.X509Certificate): { ips: string[]; dns: string[] } {
   const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
   const items = san?.names.items ?? [];
   return { ips: items.filter((n) => n.type === 'ip').map((n) => n.value), dns: items.filter((n) => n.type === 'dns').map((n) => n.value) };
@@ -128,6 +141,7 @@ function namesOf(certificate: x509.X509Certificate): { ips: string[]; dns: strin
 
 /** Issues a server certificate for `ips` and `dns` signed by `authority`. */
 export async function issueCertificate(authority: Authority, names: { ips: string[]; dns: string[] }): Promise<{ cert: string; key: string }> {
+  const x509 = await library();
   const keys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const now = Date.now();
   const made = await x509.X509CertificateGenerator.create({
@@ -151,20 +165,20 @@ export async function issueCertificate(authority: Authority, names: { ips: strin
   return { cert: made.toString('pem'), key: await exportKey(keys.privateKey) };
 }
 
-function certificateOf(cert: string, key: string, authority: Authority): LanCertificate {
+function certificateOf(x509: typeof X509, cert: string, key: string, authority: Authority): LanCertificate {
   const certificate = new x509.X509Certificate(cert);
-  return { chain: `${cert.trim()}\n${authority.cert.trim()}\n`, key, fingerprint: fingerprintOf(certificate.rawData), ...namesOf(certificate), validTo: certificate.notAfter };
+  return { chain: `${cert.trim()}\n${authority.cert.trim()}\n`, key, fingerprint: fingerprintOf(certificate.rawData), ...namesOf(x509, certificate), validTo: certificate.notAfter };
 }
 
 /** Whether `cert` (with `key`) was signed by `authority`, names at least `wanted`, and is not near its end. */
-async function stillFits(cert: string, key: string, authority: Authority, wanted: { ips: string[]; dns: string[] }): Promise<boolean> {
+async function stillFits(x509: typeof X509, cert: string, key: string, authority: Authority, wanted: { ips: string[]; dns: string[] }): Promise<boolean> {
   const certificate = new x509.X509Certificate(cert);
   if (certificate.notAfter.getTime() < Date.now() + RENEW_BEFORE_MS) return false;
   // The key is written before the certificate: a stop between the two leaves a pair that does not match.
   if (!new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key))) return false;
   if (certificate.issuer !== authority.certificate.subject) return false;
   if (!(await certificate.verify({ publicKey: authority.certificate, signatureOnly: true }))) return false;
-  const names = namesOf(certificate);
+  const names = namesOf(x509, certificate);
   return wanted.ips.every((ip) => names.ips.includes(ip)) && wanted.dns.every((name) => names.dns.includes(name));
 }
 
@@ -174,13 +188,14 @@ async function stillFits(cert: string, key: string, authority: Authority, wanted
  * of an earlier version (self-signed) is replaced the same way.
  */
 export async function ensureCertificate(dir: string, authority: Authority, names: { ips: string[]; dns: string[] }): Promise<LanCertificate> {
+  const x509 = await library();
   const certFile = path.join(dir, CERTIFICATE_FILE);
   const keyFile = path.join(dir, CERTIFICATE_KEY_FILE);
   const cert = readPrivate(certFile);
   const key = readPrivate(keyFile);
-  if (cert && key && (await stillFits(cert, key, authority, names).catch(() => false))) return certificateOf(cert, key, authority);
+  if (cert && key && (await stillFits(x509, cert, key, authority, names).catch(() => false))) return certificateOf(x509, cert, key, authority);
   const made = await issueCertificate(authority, names);
   writePrivate(keyFile, made.key);
   writePrivate(certFile, made.cert);
-  return certificateOf(made.cert, made.key, authority);
+  return certificateOf(x509, made.cert, made.key, authority);
 }

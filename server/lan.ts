@@ -10,7 +10,7 @@ import type { MessageClasses } from './app';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';
-import type { Authority, LanCertificate } from './lan-certificates';
+import { ensureAuthority, ensureCertificate, type Authority, type LanCertificate } from './lan-certificates';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -125,8 +125,7 @@ export class LanIdentity {
   }
 
   authority(): Promise<Authority> {
-    // Loaded on first use: the X.509 library is a second of a cold start, and loopback never needs it.
-    this.made ??= import('./lan-certificates').then(({ ensureAuthority }) => ensureAuthority(this.dir)).catch((err: unknown) => {
+    this.made ??= ensureAuthority(this.dir).catch((err: unknown) => {
       this.made = undefined;
       throw err;
     });
@@ -138,7 +137,7 @@ export class LanIdentity {
     const names = lanNames();
     const known = await this.current?.catch(() => undefined);
     if (known && names.ips.every((ip) => known.ips.includes(ip)) && names.dns.every((name) => known.dns.includes(name))) return known;
-    const next = Promise.all([this.authority(), import('./lan-certificates')]).then(([authority, { ensureCertificate }]) => ensureCertificate(this.dir, authority, names));
+    const next = this.authority().then((authority) => ensureCertificate(this.dir, authority, names));
     this.current = next;
     return next;
   }

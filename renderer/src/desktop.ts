@@ -1,14 +1,4 @@
 /** What the desktop app's preload adds to the page (absent in a LAN browser). */
-export interface ShareInfo {
-  sharing: boolean;
-  httpUrls: string[];
-  httpsUrls: string[];
-  fingerprint?: string;
-  /** QR code images (data: URLs) of the first HTTPS and HTTP addresses. */
-  httpsQr?: string;
-  httpQr?: string;
-}
-
 export interface ExportOutcome {
   saved: boolean;
   path?: string;
@@ -31,7 +21,7 @@ export interface DesktopBridge {
   hostname(): Promise<string>;
   exportEvent(request: { eventId: number; eventName: string; token: string }): Promise<ExportOutcome>;
   importEvent(request: { token: string; groupId?: number }): Promise<ImportOutcome>;
-  onMenu(callback: (action: MenuAction, payload?: unknown) => void): () => void;
+  onMenu(callback: (action: MenuAction) => void): () => void;
 }
 
 export const desktop: DesktopBridge | undefined = (window as unknown as { doorlistDesktop?: DesktopBridge }).doorlistDesktop;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
-import { desktop, type ShareInfo } from '../desktop';
+import { desktop } from '../desktop';
 import { useEventSetup } from '../door/use-event-setup';
 import { useGuestCopy } from '../door/use-guest-copy';
 import { useDoorSync } from '../door/use-door-sync';
@@ -47,7 +47,6 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const [direction, setDirection] = useState<Direction>('in');
   const [panel, setPanel] = useState<Panel>('none');
   const [confirmUndo, setConfirmUndo] = useState<LogEntry>();
-  const [shareInfo, setShareInfo] = useState<ShareInfo>();
   const [cameraOn, setCameraOn] = useState(false);
   const hasCamera = useHasCamera();
   // On touch screens the field keeps the focus without calling up the on-screen keyboard
@@ -154,13 +153,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
 
   useEffect(
     () =>
-      desktop?.onMenu((action, payload) => {
+      desktop?.onMenu((action) => {
         if (action === 'export-event') open('export');
         else if (action === 'import-event') open('import');
-        else if (action === 'share-info') {
-          setShareInfo(payload as ShareInfo);
-          open('share');
-        }
+        else if (action === 'share-info') open('share');
       }),
     [open],
   );
@@ -347,7 +343,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       {panel === 'export' && <EventFilePanel api={api} mode="export" eventId={event.id} eventName={event.name} onClose={closePanel} />}
       {panel === 'import' && <EventFilePanel api={api} mode="import" onClose={closePanel} />}
       {panel === 'sync-doubles' && sync && <SyncDoublesPanel status={sync} timezone={setup.timezone} onClose={closePanel} />}
-      {panel === 'share' && shareInfo && <SharePanel info={shareInfo} onClose={closePanel} />}
+      {panel === 'share' && <SharePanel api={api} onClose={closePanel} />}
       {confirmUndo && (
         <UndoConfirm
           entry={confirmUndo}
