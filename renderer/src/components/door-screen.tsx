@@ -9,6 +9,8 @@ import { useDoorKeys, useReaderWhileDialogOpen } from '../door/use-keys';
 import { useInterval, useLiveStats } from '../door/use-live-stats';
 import { useNfc } from '../door/use-nfc';
 import { useOfflineQueue } from '../door/use-offline-queue';
+import { useReachable } from '../door/use-reachable';
+import { useLeaveGuard } from '../app-shell';
 import { useScanLog, undoable, type LogEntry } from '../door/use-scan-log';
 import { useScanPipeline } from '../door/use-scan-pipeline';
 import { useKioskLock, useStationSettings } from '../door/use-station-settings';
@@ -43,7 +45,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const { t } = useTranslation('door');
   const { settings, save: saveSettings, setSound } = useStationSettings();
   const setup = useEventSetup(api, event, onChangeEvent);
-  const [online, setOnline] = useState(true);
+  const [online, setOnline] = useReachable();
   const [direction, setDirection] = useState<Direction>('in');
   const [panel, setPanel] = useState<Panel>('none');
   const [confirmUndo, setConfirmUndo] = useState<LogEntry>();
@@ -81,6 +83,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     countStats: live.count,
     queue,
   });
+
+  useLeaveGuard(!online || queue.pending > 0);
 
   // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
   // include them (this station had counted them already).
