@@ -162,6 +162,27 @@ export const MSG = {
   syncUnreachable: (reason: string) => `The upstream did not answer (${reason}).`,
   syncKeyRefused: 'The upstream refused this key.',
   syncEventNotFound: 'The upstream has no such event for this key.',
-  syncUpstreamAnswered: (status: number, detail: string) => `The upstream answered ${status}: ${detail}`,
+  // Never the upstream's own words: an upstream's body is not echoed (issue 35).
+  syncUpstreamAnswered: (status: number) => `The upstream answered HTTP ${status}, which is not a Doorlist sync answer.`,
   syncWrongEvent: 'This file holds another event than the one it was sent to.',
+  // Against a hostile upstream, and following another laptop over the LAN (issues 35, 37)
+  syncNotDoorlist: 'The upstream answered something that is not a Doorlist answer; check the address (it ends in /api/v1).',
+  syncAnswerTooLarge: (mb: number) => `The upstream's answer is larger than this laptop takes (${mb} MB).`,
+  syncRedirected: 'The upstream sent this laptop to another address; enter the address it uses (https:// and its port) instead.',
+  syncPlainHttpRefused: "The upstream takes API calls from other devices over HTTPS only: use the https:// address (and port) on its screen.",
+  syncNotHttps: 'The upstream does not answer HTTPS at this address: check http:// or https:// and the port.',
+  syncSilent: (seconds: number) => `The upstream has not answered for ${seconds} s.`,
+  syncRoleRefused: 'The upstream refused this: the key lacks the role for it.',
+  syncOtherEvent: "The upstream's answer is about another event than the one followed; nothing of it was applied.",
+  syncEventElsewhere: 'This event is already on this laptop in another group; choose that group (group_id) to follow it there.',
+  syncBadCursor: "The upstream's answer carried no valid sync position; nothing of it was applied.",
+  syncDiskFull: "This laptop's disk is full: the upstream's changes could not be saved. Free some space.",
+  syncMergeFailed: "This laptop could not apply the upstream's changes; it tries again shortly.",
+  syncCertificateUntrusted: (fingerprint: string) =>
+    `The upstream's certificate is not trusted by this laptop. Compare its fingerprint ${fingerprint} with the one on the upstream's screen, and enter it to trust it.`,
+  syncCertificateMismatch: (fingerprint: string) =>
+    `The upstream's certificate does not match this fingerprint: it shows ${fingerprint}. Compare with the upstream's screen.`,
+  syncCertificateChanged: (fingerprint: string) =>
+    `The upstream's certificate changed and matches neither the fingerprint kept for it nor its authority (it now shows ${fingerprint}); follow it again after checking its screen.`,
+  syncFingerprintFormat: 'Enter the SHA-256 fingerprint: 64 hexadecimal digits (colons and spaces are ignored).',
 } as const;

@@ -118,6 +118,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       group: { type: 'string' },
       url: { type: 'string' },
       key: { type: 'string' },
+      fingerprint: { type: 'string' },
       since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -178,6 +178,7 @@ const ACCESS_NOTES: Record<Access, string> = {
   'own-scan': 'Manager role; the door role for a check-in it made itself.',
   manager: 'Manager role (an API key or a signed-in user).',
   'signed-in-manager': 'A signed-in user of the manager role or an administrator; never an API key.',
+  'signed-in-admin': 'A signed-in administrator of this laptop; never an API key.',
 };
 
 function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean) {

@@ -33,9 +33,11 @@ export async function requireGroup(db: Conn, caller: Caller, groupId: number): P
  * - `manager`: the manager role (a key or a user) or an administrator;
  * - `signed-in-manager`: a signed-in user of the manager role or an administrator, never an
  *   API key: keys, users and the group's own settings, so a key left on a door laptop cannot
- *   mint or revoke keys.
+ *   mint or revoke keys;
+ * - `signed-in-admin`: a signed-in administrator only: what makes this laptop reach out to
+ *   another server (following an upstream), which no group's key or manager may point anywhere.
  */
-export type Access = 'door' | 'own-scan' | 'manager' | 'signed-in-manager';
+export type Access = 'door' | 'own-scan' | 'manager' | 'signed-in-manager' | 'signed-in-admin';
 
 function isManager(caller: Caller): boolean {
   return caller.isAdmin || caller.role === 'manager';
@@ -51,6 +53,8 @@ export function roleAllows(caller: Caller, access: Access): boolean {
       return isManager(caller);
     case 'signed-in-manager':
       return caller.kind === 'user' && isManager(caller);
+    case 'signed-in-admin':
+      return caller.kind === 'user' && caller.isAdmin;
   }
 }
 

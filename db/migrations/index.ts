@@ -17,6 +17,7 @@ import * as checkinsByGuest from './20261126120000_checkins_by_guest';
 import * as foreignKeysIndexed from './20261126130000_foreign_keys_indexed';
 import * as guestSearchFullText from './20261126140000_guest_search_full_text';
 import * as guestIndexesOfTheFew from './20261127000000_guest_indexes_of_the_few';
+import * as syncFingerprint from './20261128090000_sync_fingerprint';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -41,6 +42,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126130000_foreign_keys_indexed': foreignKeysIndexed,
   '20261126140000_guest_search_full_text': guestSearchFullText,
   '20261127000000_guest_indexes_of_the_few': guestIndexesOfTheFew,
+  '20261128090000_sync_fingerprint': syncFingerprint,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,9 +1,21 @@
 import type { Conn } from '../knex';
+import { chunks } from '../bulk';
 import { newRecord } from '../records';
 import { nowIso } from '../../core/time';
+import { ConflictError } from '../../core/errors';
+import { MSG } from '../../core/messages';
+import { isUniqueViolation } from '../errors';
 import type { GroupScope } from './groups';
 
 export type SyncState = 'ok' | 'offline' | 'error';
+
+/**
+ * Conflicts, and double admissions, kept per event: enough for staff to read through, and a
+ * bound on what an upstream (or a file) can make this laptop store. Past it the first ones stay.
+ */
+export const FINDINGS_KEPT = 1000;
+// Rows per INSERT: ten or so values each, well inside SQLite's bound on terms and variables.
+const FINDINGS_PER_STATEMENT = 50;
 
 /** A double admission as a merge reports it (on either side: uids, never ids). */
 export interface FoundDoubleAdmission {
@@ -33,6 +45,8 @@ export interface SyncRow {
   last_pull_at: string | null;
   state: SyncState;
   error: string | null;
+  /** SHA-256 (64 lowercase hex digits) the upstream's certificate or its authority must have; null: the system's trust. */
+  fingerprint: string | null;
 }
 
 export interface NewSync {
@@ -42,12 +56,19 @@ export interface NewSync {
   upstream_key: string;
   push_cursor: string;
   pull_cursor: string;
+  fingerprint?: string | null;
 }
 
+/** A second follow of the same event (two at once included) is refused: one sync per event. */
 export async function insertSync(db: Conn, sync: NewSync): Promise<number> {
   const now = nowIso();
-  const [row] = await db('syncs').insert({ ...newRecord(now), ...sync, last_pull_at: now }).returning('id');
-  return row.id;
+  try {
+    const [row] = await db('syncs').insert({ ...newRecord(now), ...sync, last_pull_at: now }).returning('id');
+    return row.id;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError({ detail: MSG.syncAlreadyFollowed });
+    throw err;
+  }
 }
 
 /** The followed events whose group is in scope (`null`: all of them). */
@@ -104,7 +125,16 @@ export async function countPending(db: Conn, eventId: number, since: string): Pr
   return Number(scans) + Number(guests);
 }
 
-/** Kept once per pair of admissions, whichever side and whichever merge found it first. */
+/** What either side's merge found, kept with it (in the merge's or the push's own transaction). */
+export async function recordFindings(db: Conn, eventId: number, found: { conflicts: FoundConflict[]; double_admissions: FoundDoubleAdmission[] }): Promise<void> {
+  await recordDoubleAdmissions(db, eventId, found.double_admissions);
+  await recordConflicts(db, eventId, found.conflicts);
+}
+
+/**
+ * Kept once per pair of admissions, whichever side and whichever merge found it first; at
+ * most FINDINGS_KEPT per event, written a few dozen rows a statement.
+ */
 export async function recordDoubleAdmissions(db: Conn, eventId: number, found: FoundDoubleAdmission[]): Promise<void> {
   const now = nowIso();
   const rows = found
@@ -116,14 +146,23 @@ export async function recordDoubleAdmissions(db: Conn, eventId: number, found: F
         event_id: eventId,
         guest_uid: d.guest_uid,
         first_checkin_uid: first.uid,
-        first_station: first.station,
+        first_station: first.station?.slice(0, 128) ?? null,
         first_scanned_at: first.scanned_at,
         second_checkin_uid: second.uid,
-        second_station: second.station,
+        second_station: second.station?.slice(0, 128) ?? null,
         second_scanned_at: second.scanned_at,
       };
     });
-  if (rows.length > 0) await db('sync_double_admissions').insert(rows).onConflict(['event_id', 'first_checkin_uid', 'second_checkin_uid']).ignore();
+  const room = await roomFor(db, 'sync_double_admissions', eventId);
+  for (const part of chunks(rows.slice(0, room), FINDINGS_PER_STATEMENT)) {
+    await db('sync_double_admissions').insert(part).onConflict(['event_id', 'first_checkin_uid', 'second_checkin_uid']).ignore();
+  }
+}
+
+/** How many more findings the event may keep in `table`. */
+async function roomFor(db: Conn, table: 'sync_double_admissions' | 'sync_conflicts', eventId: number): Promise<number> {
+  const [{ n }] = await db(table).where('event_id', eventId).count({ n: '*' });
+  return Math.max(0, FINDINGS_KEPT - Number(n));
 }
 
 export interface StoredDoubleAdmission {
@@ -152,6 +191,7 @@ export async function listDoubleAdmissions(db: Conn, eventId: number): Promise<S
   });
 }
 
+/** Kept once per record and kind; at most FINDINGS_KEPT per event, a few dozen rows a statement. */
 export async function recordConflicts(db: Conn, eventId: number, found: FoundConflict[]): Promise<void> {
   const now = nowIso();
   const rows = found.map((c) => ({
@@ -160,10 +200,14 @@ export async function recordConflicts(db: Conn, eventId: number, found: FoundCon
     table_name: c.table,
     record_uid: c.uid,
     kind: c.kind,
-    value: c.value ?? null,
-    resolution: c.resolution,
+    // Cut to the columns' sizes, which PostgreSQL enforces.
+    value: c.value?.slice(0, 255) ?? null,
+    resolution: c.resolution.slice(0, 255),
   }));
-  if (rows.length > 0) await db('sync_conflicts').insert(rows).onConflict(['event_id', 'table_name', 'record_uid', 'kind']).ignore();
+  const room = await roomFor(db, 'sync_conflicts', eventId);
+  for (const part of chunks(rows.slice(0, room), FINDINGS_PER_STATEMENT)) {
+    await db('sync_conflicts').insert(part).onConflict(['event_id', 'table_name', 'record_uid', 'kind']).ignore();
+  }
 }
 
 export interface StoredConflict {
@@ -197,9 +241,4 @@ export async function deltaStart(db: Conn, eventId: number, since: string, via?:
   if (via) q.where('via', via);
   const [{ oldest }] = await q.min({ oldest: 'oldest_modified' });
   return oldest && oldest < since ? oldest : since;
-}
-
-/** The sync of the local event with this uid, if it is followed. */
-export async function findSyncByEventUid(db: Conn, eventUid: string): Promise<SyncRow | undefined> {
-  return db<SyncRow>('syncs as s').join('events as e', 'e.id', 's.event_id').where('e.uid', eventUid).first('s.*');
 }

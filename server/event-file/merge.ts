@@ -122,6 +122,16 @@ export interface ImportOptions {
    * cursors: check-ins carried in on a USB stick go on to the central server too.
    */
   arrival?: ArrivalVia;
+  /**
+   * The uid of the event the file must hold (a follower's pull, a push to one event): a file
+   * whose event record is another event's is refused whole, before anything is written.
+   */
+  eventUid?: string;
+  /**
+   * Runs inside the transaction that makes the import visible, with its result: what must
+   * commit with the merge or not at all (a follower's conflicts, double admissions, cursor).
+   */
+  withinCommit?: (trx: Trx, result: ImportResult) => Promise<void>;
 }
 
 // Records checked and staged together. A new event's rows are written in statements of up to
@@ -249,12 +259,22 @@ export class EventMerger {
     await this.settle();
     if (this.position < 0) throw new EventFileRejected('it holds no event');
     if (this.eventCreated) {
-      if (!(await this.db.transaction((trx) => revealEvent(trx, this.eventId)))) throw new EventFileRejected('the import was interrupted');
+      await this.db.transaction(async (trx) => {
+        if (!(await revealEvent(trx, this.eventId))) throw new EventFileRejected('the import was interrupted');
+        await this.options.withinCommit?.(trx, this.outcome());
+      });
     } else {
-      await this.db.transaction((trx) => this.applyMerge(trx));
+      await this.db.transaction(async (trx) => {
+        await this.applyMerge(trx);
+        await this.options.withinCommit?.(trx, this.outcome());
+      });
       await this.staged.close();
     }
     await refreshSearchStatistics(this.db, this.result.created.guests);
+    return this.outcome();
+  }
+
+  private outcome(): ImportResult {
     return { event_id: this.eventId, event_created: this.eventCreated, group_id: this.groupId, group_created: this.createdGroupId !== undefined, ...this.result };
   }
 
@@ -273,6 +293,7 @@ export class EventMerger {
     const parsed = EventRecord.safeParse(record);
     if (!parsed.success) throw new EventFileRejected('its event record is invalid');
     const incoming = parsed.data;
+    if (this.options.eventUid !== undefined && incoming.uid !== this.options.eventUid) throw new EventFileRejected('it holds another event');
     // An import a crash left behind no longer holds its event's uid.
     for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
     const local = await eventByUid(this.db, incoming.uid);

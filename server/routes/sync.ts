@@ -6,14 +6,14 @@ import { scopedEvent } from '../scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
-import { SyncChangesQuery, SyncCreate, SyncCreated, SyncStatus } from '../schemas/sync';
+import { SyncChangesQuery, SyncCreate, SyncCreated, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
 import { envelopeSchema } from '../pagination';
-import { deleteSync, listSyncs, deltaStart, recordConflicts, recordDoubleAdmissions } from '../../db/repositories/sync';
+import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
-import { followEvent, syncOf, syncStatus } from '../sync';
+import { followEvent, previewUpstream, syncOf, syncStatus } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
@@ -29,15 +29,28 @@ export function syncRouter(deps: RouteDeps) {
     path: '/sync',
     summary: "Follow an upstream Doorlist's event: pulled whole now (same uids), then kept in step both ways",
     tags: ['Sync'],
+    // This laptop reaches out to the address given: only its own signed-in administrator may point it anywhere.
+    access: 'signed-in-admin',
     body: SyncCreate,
     responses: {
       201: { description: 'Pulled and followed', content: { 'application/json': { schema: SyncCreated } } },
       409: { description: MSG.syncAlreadyFollowed, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ body, caller }) => {
-      const created = await followEvent(deps.db, body, { scope: caller.groups, groupId: caller.groupId ?? undefined });
+    handler: async ({ body }) => {
+      const created = await followEvent(deps.db, body);
       return { status: 201, body: created };
     },
+  });
+
+  route({
+    method: 'post',
+    path: '/sync/preview',
+    summary: "What following an upstream would offer: its certificate's fingerprint and the events the key sees there. Nothing is stored",
+    tags: ['Sync'],
+    access: 'signed-in-admin',
+    body: SyncPreviewRequest,
+    responses: { 200: { description: "The upstream's fingerprint and events", content: { 'application/json': { schema: SyncPreview } } } },
+    handler: async ({ body }) => ({ status: 200, body: await previewUpstream(body) }),
   });
 
   route({
@@ -73,6 +86,7 @@ export function syncRouter(deps: RouteDeps) {
     path: '/events/{event_id}/sync',
     summary: 'Stop following the upstream; the event and everything in it stay here',
     tags: ['Sync'],
+    access: 'signed-in-admin',
     params: EventParams,
     responses: { 204: 'No longer followed', 404: MSG.syncNotFound },
     handler: async ({ params, caller }) => {
@@ -148,9 +162,10 @@ export function syncRouter(deps: RouteDeps) {
           reader: deps.readDb,
           allowSetupChanges: caller.role !== 'door',
           arrival: 'push',
+          eventUid: event.uid,
+          // Listed here too, committed with the merge.
+          withinCommit: (trx, merged) => recordFindings(trx, event.id, merged),
         });
-        await recordDoubleAdmissions(deps.db, event.id, result.double_admissions);
-        await recordConflicts(deps.db, event.id, result.conflicts);
         return { status: 200, body: result };
       } finally {
         await fs.promises.rm(file, { force: true });

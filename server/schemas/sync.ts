@@ -2,18 +2,77 @@ import { z } from './zod';
 import { integer, requiredText } from './fields';
 import { timestampParam } from '../pagination';
 import { MSG } from '../../core/messages';
+import { parseFingerprint } from '../../core/fingerprint';
+import { FINDINGS_KEPT } from '../../db/repositories/sync';
+
+const upstreamUrl = requiredText(2048)
+  .refine((value) => /^https?:\/\/[^/\s]+/i.test(value) && URL.canParse(value), { error: MSG.syncUrlScheme })
+  .openapi({ description: "The upstream's API base, e.g. https://192.168.1.20:8788/api/v1" });
+
+const upstreamKey = requiredText(255).openapi({ description: 'An API key of the upstream; kept on this laptop only, never answered back' });
+
+/** Kept as 64 lowercase hex digits; empty or null: none given. */
+const fingerprint = z
+  .string({ error: MSG.syncFingerprintFormat })
+  .max(200, { error: MSG.syncFingerprintFormat })
+  .nullable()
+  .optional()
+  .transform((value, ctx) => {
+    if (value == null || value.trim() === '') return undefined;
+    const hex = parseFingerprint(value);
+    if (hex === null) {
+      ctx.addIssue({ code: 'custom', message: MSG.syncFingerprintFormat });
+      return z.NEVER;
+    }
+    return hex;
+  })
+  .openapi({
+    type: 'string',
+    description:
+      "SHA-256 fingerprint of the upstream's certificate or of its authority, as its screen shows it (64 hex digits; colons, spaces and case ignored). Needed when this laptop's system does not trust the certificate (another laptop on the LAN).",
+  });
 
 export const SyncCreate = z
   .object({
-    url: requiredText(2048)
-      .refine((value) => /^https?:\/\/[^/\s]+/i.test(value) && URL.canParse(value), { error: MSG.syncUrlScheme })
-      .openapi({ description: "The upstream's API base, e.g. https://central.example:8788/api/v1" }),
-    key: requiredText(255).openapi({ description: 'An API key of the upstream; kept on this laptop only, never answered back' }),
-    event_id: integer().openapi({ description: "The upstream's event id" }),
-    group_id: integer().optional().openapi({ description: "Group the event joins here when new (as for event-file import); the caller's own group when omitted" }),
+    url: upstreamUrl,
+    key: upstreamKey,
+    event_id: integer().openapi({ description: "The upstream's event id (as the preview lists them)" }),
+    group_id: integer().optional().openapi({ description: "Group the event joins here when new (as for event-file import); the file's own group when omitted" }),
+    fingerprint,
   })
   .openapi('SyncCreate');
 export type SyncCreate = z.infer<typeof SyncCreate>;
+
+export const SyncPreviewRequest = z.object({ url: upstreamUrl, key: upstreamKey, fingerprint }).openapi('SyncPreviewRequest');
+export type SyncPreviewRequest = z.infer<typeof SyncPreviewRequest>;
+
+const UpstreamEvent = z.object({ id: z.number().int(), name: z.string().max(1000), starts: z.string().max(64), ends: z.string().max(64), timezone: z.string().max(64) });
+
+export const SyncPreview = z
+  .object({
+    fingerprint: z.string().nullable().openapi({ description: "The fingerprint (AA:BB:...) the upstream's certificate chain showed: its authority's when it presents one; null over plain HTTP" }),
+    events: z.array(UpstreamEvent).openapi({ description: 'The events the key sees upstream (at most 1,000)' }),
+  })
+  .openapi('SyncPreview');
+
+/** What an upstream answers for its events list: read for the preview, bounded. */
+export const UpstreamEventList = z.object({ results: z.array(UpstreamEvent).max(1000) });
+
+/** Text of an upstream's answer, cut to what is kept of it. */
+const cut = (max: number) => z.string().transform((value) => value.slice(0, max));
+
+/**
+ * What an upstream answers a push with: only its findings are used, and they are kept here, so
+ * each is cut to its column and the lists to what is kept (the body itself is bounded in bytes).
+ */
+export const UpstreamPushAnswer = z.object({
+  conflicts: z
+    .array(z.object({ table: cut(64), uid: cut(64), kind: cut(32), value: cut(255).optional(), resolution: cut(255) }))
+    .transform((list) => list.slice(0, FINDINGS_KEPT)),
+  double_admissions: z
+    .array(z.object({ guest_uid: cut(64), checkins: z.array(z.object({ uid: cut(64), station: cut(128).nullable(), scanned_at: cut(32) })) }))
+    .transform((list) => list.slice(0, FINDINGS_KEPT)),
+});
 
 export const SyncCreated = z.object({ event_id: z.number().int(), sync_id: z.number().int() }).openapi('SyncCreated');
 
@@ -27,6 +86,7 @@ export const SyncStatus = z
     remote_event_id: z.number().int(),
     state: z.enum(['ok', 'offline', 'error']),
     error: z.string().nullable(),
+    fingerprint: z.string().nullable().openapi({ description: "The fingerprint (AA:BB:...) pinned for the upstream's certificate; null: the system's trust" }),
     last_pull_at: z.string().nullable(),
     last_push_at: z.string().nullable(),
     pending: z.number().int().openapi({ description: 'Local changes not yet confirmed by the upstream' }),

@@ -1,9 +1,11 @@
 import type { Db } from '../../db/knex';
 import { deleteSync, findSyncByEvent } from '../../db/repositories/sync';
 import { DomainError } from '../../core/errors';
+import { parseFingerprint } from '../../core/fingerprint';
+import { MSG } from '../../core/messages';
 import { followEvent, syncStatus } from '.';
 
-export const SYNC_USAGE = `  npm run doorlist -- follow --url <upstream /api/v1> --key <key|-> --event <upstream event id> [--group <id>] [--db <file>]
+export const SYNC_USAGE = `  npm run doorlist -- follow --url <upstream /api/v1> --key <key|-> --event <upstream event id> [--group <id>] [--fingerprint <SHA-256>] [--db <file>]
   npm run doorlist -- unfollow --event <id> [--db <file>]
   npm run doorlist -- sync-status --event <id> [--db <file>]`;
 
@@ -25,9 +27,13 @@ export async function runFollow(db: Db, values: Values, eventId: number | undefi
   const url = values.url as string | undefined;
   const key = values.key === '-' ? await readStdin() : (values.key as string | undefined);
   if (!url || !key || eventId === undefined) return { ok: false, text: 'follow needs --url, --key and --event.' };
+  if (!/^https?:\/\/[^/\s]+/i.test(url) || !URL.canParse(url)) return { ok: false, text: `Follow refused: url: ${MSG.syncUrlScheme}` };
+  const given = values.fingerprint as string | undefined;
+  const fingerprint = given === undefined ? undefined : parseFingerprint(given);
+  if (fingerprint === null) return { ok: false, text: `Follow refused: fingerprint: ${MSG.syncFingerprintFormat}` };
   try {
     // The command line works with the whole database, as its administrator.
-    const { event_id, sync_id } = await followEvent(db, { url, key, event_id: eventId, group_id: groupId }, { scope: null });
+    const { event_id, sync_id } = await followEvent(db, { url, key, event_id: eventId, group_id: groupId, fingerprint });
     return { ok: true, text: `Following upstream event ${eventId} as event ${event_id} here (sync ${sync_id}).` };
   } catch (err) {
     if (err instanceof DomainError) return { ok: false, text: `Follow refused: ${messagesOf(err.body)}` };

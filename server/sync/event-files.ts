@@ -1,8 +1,6 @@
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
-import { exportEventToPath, importEventFile, verifyEventFile, type EventFileHeader, type ImportResult } from '../event-file';
-import type { GroupScope } from '../../db/repositories/groups';
-import type { ArrivalVia } from '../../db/repositories/sync';
+import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, type EventFileHeader, type ImportOptions, type ImportResult } from '../event-file';
 
 /**
  * The only place sync touches event files: what travels between a laptop and its upstream is
@@ -21,24 +19,29 @@ export function checkEventFile(file: string): Promise<EventFileHeader> {
 }
 
 /**
- * Merges a verified file; a refusal leaves the database as it was. A new event goes into
- * `groupId`, or without it (an administrator) into the group the file carries. `reader`, a
- * second connection, takes the merge's lookups off the door's writer. `arrival`: which way
- * the file came, noted with the merge (ImportOptions).
+ * Merges a verified file; a refusal leaves the database as it was (ImportOptions: the scope,
+ * where a new event goes, the event the file must hold, what commits with the merge).
  */
-export function mergeEventChanges(
-  db: Db,
-  file: string,
-  options: { scope: GroupScope; groupId?: number; reader?: Db; allowSetupChanges?: boolean; arrival: ArrivalVia },
-): Promise<ImportResult> {
-  const { scope, groupId, reader, allowSetupChanges, arrival } = options;
-  return importEventFile(db, file, {
-    scope,
-    arrival,
-    ...(groupId === undefined ? {} : { groupId }),
-    ...(reader ? { reader } : {}),
-    ...(allowSetupChanges === undefined ? {} : { allowSetupChanges }),
-  });
+export function mergeEventChanges(db: Db, file: string, options: ImportOptions): Promise<ImportResult> {
+  return importEventFile(db, file, options);
+}
+
+/** The event's fields a file carries in its event record (a delta carries it whatever changed). */
+const EVENT_FIELDS = ['name', 'starts', 'ends', 'timezone'] as const;
+
+/**
+ * Whether a verified file's event record is a later version of `event` with other fields (a
+ * rename upstream): such a file is merged even when it holds nothing else.
+ */
+export async function changesEvent(file: string, event: EventRow): Promise<boolean> {
+  for await (const records of readEventRecords(file)) {
+    for (const { table, record } of records) {
+      if (table !== 'events') return false;
+      const incoming = record as Record<string, unknown>;
+      return typeof incoming.modified === 'string' && incoming.modified > event.modified && EVENT_FIELDS.some((k) => incoming[k] !== event[k]);
+    }
+  }
+  return false;
 }
 
 /** True when the file holds nothing but its event record: there is nothing to send or merge. */

@@ -2,21 +2,13 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 import { findEvent, type EventRow } from '../../db/repositories/events';
-import {
-  deltaStart,
-  isFollowed,
-  listSyncs,
-  markFailed,
-  markPulled,
-  markPushed,
-  recordConflicts,
-  recordDoubleAdmissions,
-  type SyncRow,
-} from '../../db/repositories/sync';
+import { deltaStart, isFollowed, listSyncs, markFailed, markPulled, markPushed, recordFindings, type SyncRow } from '../../db/repositories/sync';
+import { DomainError } from '../../core/errors';
+import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
-import { tempEventFile, type ImportResult } from '../event-file';
-import { checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
-import { Upstream, UpstreamError } from './upstream';
+import { tempEventFile } from '../event-file';
+import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
+import { UPSTREAM_LIMITS, Upstream, UpstreamError } from './upstream';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
 export const SYNC_INTERVAL_MS = 1000;
@@ -28,9 +20,27 @@ const NUDGE_DELAY_MS = 50;
  * Merges by uid make the repeat a no-op.
  */
 const OVERLAP_MS = 10_000;
+/** After a cycle that ended in `error` (not offline), the next waits this long, doubling up to the cap. */
+const ERROR_RETRY_MS = 1000;
+const ERROR_RETRY_MAX_MS = 30_000;
+/** What a log line keeps of a failure's own text (a database error can carry a whole statement). */
+const LOGGED_REASON_CHARS = 300;
 
+/** `ms` before a stored cursor; a cursor that names no time (stored by an earlier version) reaches back to the beginning. */
 function before(cursor: string, ms: number): string {
-  return new Date(Date.parse(cursor) - ms).toISOString();
+  const at = Date.parse(cursor);
+  return Number.isFinite(at) ? new Date(Math.max(0, at - ms)).toISOString() : new Date(0).toISOString();
+}
+
+/** The state and the message a failed cycle leaves: this laptop's words, never an upstream's body or a statement. */
+function failureOf(err: unknown): { state: 'offline' | 'error'; message: string } {
+  if (err instanceof UpstreamError) return { state: err.state, message: err.message };
+  if (err instanceof DomainError) {
+    const first = Object.values(err.body)[0];
+    return { state: 'error', message: String(Array.isArray(first) ? first[0] : first) };
+  }
+  if ((err as { code?: string })?.code === 'SQLITE_FULL' || (err as { code?: string })?.code === 'ENOSPC') return { state: 'error', message: MSG.syncDiskFull };
+  return { state: 'error', message: MSG.syncMergeFailed };
 }
 
 /**
@@ -49,6 +59,8 @@ export class SyncFollower {
   private readonly nudged = new Set<number>();
   private nudgeTimer: NodeJS.Timeout | undefined;
   private readonly states = new Map<number, string>();
+  /** Syncs whose last cycle ended in `error`: not tried again before this time, and how long the last wait was. */
+  private readonly backoff = new Map<number, { until: number; ms: number }>();
   private stopped = false;
   private readonly stopping = new AbortController();
 
@@ -130,6 +142,7 @@ export class SyncFollower {
 
   private startCycle(sync: SyncRow, rerunIfBusy: boolean): void {
     if (this.stopped) return;
+    if ((this.backoff.get(sync.id)?.until ?? 0) > Date.now()) return;
     if (this.running.has(sync.id)) {
       if (rerunIfBusy) this.again.add(sync.id);
       return;
@@ -143,7 +156,13 @@ export class SyncFollower {
   }
 
   private async cycle(sync: SyncRow, cancelled: AbortSignal): Promise<void> {
-    const upstream = new Upstream(sync.url, sync.upstream_key, AbortSignal.any([this.stopping.signal, cancelled]));
+    const upstream = new Upstream(sync.url, sync.upstream_key, {
+      fingerprint: sync.fingerprint,
+      followed: true,
+      stop: AbortSignal.any([this.stopping.signal, cancelled]),
+      // A hung upstream shows as offline while its request is still given a chance to finish.
+      onSilent: () => void this.fail(sync, new UpstreamError('offline', MSG.syncSilent(UPSTREAM_LIMITS.silentMs / 1000))),
+    });
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;
@@ -152,48 +171,67 @@ export class SyncFollower {
       // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
       if (!(await isFollowed(this.db, sync.id))) return;
       await this.push(sync, event, upstream);
+      this.backoff.delete(sync.id);
       this.note(sync, 'ok');
     } catch (err) {
       if (this.stopped || cancelled.aborted) return;
-      if (!(err instanceof UpstreamError)) {
-        this.note(sync, 'error', err);
-        await markFailed(this.db, sync.id, 'error', err instanceof Error ? err.message : String(err)).catch(() => undefined);
-        return;
-      }
-      this.note(sync, err.state, err);
-      await markFailed(this.db, sync.id, err.state, err.message).catch(() => undefined);
+      await this.fail(sync, err);
     }
   }
 
-  /** Sends what changed here since the last confirmed push; the cursor moves once the upstream has merged it. */
+  private async fail(sync: SyncRow, err: unknown): Promise<void> {
+    const { state, message } = failureOf(err);
+    if (state === 'error') {
+      const ms = Math.min(ERROR_RETRY_MAX_MS, (this.backoff.get(sync.id)?.ms ?? ERROR_RETRY_MS / 2) * 2);
+      this.backoff.set(sync.id, { until: Date.now() + ms, ms });
+    }
+    this.note(sync, state, message, err);
+    await markFailed(this.db, sync.id, state, message).catch(() => undefined);
+  }
+
+  /** Sends what changed here since the last confirmed push; the cursor moves, with the upstream's findings, once it has merged it. */
   private async push(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     const snapshot = nowIso();
     await this.withFile(async (file) => {
       // What a follower of this laptop pushed here may be older than the cursor: it goes on up too.
       const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
       const counts = await writeEventChanges(this.reader, event, file, since);
-      if (!holdsNoChanges(counts)) await this.remember(event.id, await upstream.push(sync.remote_event_id, file));
+      // The event record always travels; it is a change of its own only when edited here since.
+      const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file);
+      await this.db.transaction(async (trx) => {
+        if (found) await recordFindings(trx, event.id, found);
+        await markPushed(trx, sync, snapshot);
+      });
     });
-    await markPushed(this.db, sync, snapshot);
   }
 
-  /** Fetches what changed upstream since the last merged pull; the cursor moves after the merge commits. */
+  /**
+   * Fetches what changed upstream since the last merged pull and merges it into the followed
+   * event only, with the scope of its group: a file about any other event is refused whole.
+   * The findings and the cursor commit with the merge, or none of them does.
+   */
   private async pull(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     await this.withFile(async (file) => {
       const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file);
       const header = await checkEventFile(file);
-      if (!holdsNoChanges(header.counts)) {
-        // Noted with the merge for whoever follows this laptop in turn: these changes may be older than their cursor.
-        await this.remember(event.id, await mergeEventChanges(this.db, file, { scope: null, groupId: event.group_id, reader: this.reader, arrival: 'pull' }));
+      if (header.event.uid !== event.uid) throw new UpstreamError('error', MSG.syncOtherEvent);
+      if (holdsNoChanges(header.counts) && !(await changesEvent(file, event))) {
+        await markPulled(this.db, sync, cursor);
+        return;
       }
-      await markPulled(this.db, sync, cursor);
+      // Noted with the merge for whoever follows this laptop in turn: these changes may be older than their cursor.
+      await mergeEventChanges(this.db, file, {
+        scope: [event.group_id],
+        groupId: event.group_id,
+        reader: this.reader,
+        arrival: 'pull',
+        eventUid: event.uid,
+        withinCommit: async (trx, result) => {
+          await recordFindings(trx, event.id, result);
+          await markPulled(trx, sync, cursor);
+        },
+      });
     });
-  }
-
-  /** Double admissions and conflicts found by either side's merge stay listed here. */
-  private async remember(eventId: number, result: ImportResult): Promise<void> {
-    await recordDoubleAdmissions(this.db, eventId, result.double_admissions);
-    await recordConflicts(this.db, eventId, result.conflicts);
   }
 
   private async withFile(work: (file: string) => Promise<void>): Promise<void> {
@@ -205,13 +243,17 @@ export class SyncFollower {
     }
   }
 
-  /** Logs a change of state once, not every second; the upstream by its origin only, never the key. */
-  private note(sync: SyncRow, state: string, err?: unknown): void {
+  /** Logs a change of state once, not every second; the upstream by its origin only, never the key, a failure's text cut short. */
+  private note(sync: SyncRow, state: string, message?: string, err?: unknown): void {
     if (this.states.get(sync.id) === state) return;
     this.states.set(sync.id, state);
     const upstream = safeOrigin(sync.url);
-    if (state === 'ok') this.logger.info({ event_id: sync.event_id, upstream }, 'sync: following the upstream');
-    else this.logger.warn({ event_id: sync.event_id, upstream, state, reason: err instanceof Error ? err.message : String(err) }, 'sync: working alone');
+    if (state === 'ok') {
+      this.logger.info({ event_id: sync.event_id, upstream }, 'sync: following the upstream');
+      return;
+    }
+    const own = err instanceof Error && !(err instanceof UpstreamError) && !(err instanceof DomainError) ? err.message.slice(0, LOGGED_REASON_CHARS) : undefined;
+    this.logger.warn({ event_id: sync.event_id, upstream, state, reason: message?.slice(0, LOGGED_REASON_CHARS), ...(own ? { cause: own } : {}) }, 'sync: working alone');
   }
 }
 

@@ -1,19 +1,10 @@
 import fs from 'node:fs';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
-import type { GroupScope } from '../../db/repositories/groups';
-import {
-  countPending,
-  findSyncByEvent,
-  findSyncByEventUid,
-  insertSync,
-  listConflicts,
-  listDoubleAdmissions,
-  recordConflicts,
-  recordDoubleAdmissions,
-  type SyncRow,
-} from '../../db/repositories/sync';
-import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
+import { eventByUid, groupIdByUid } from '../../db/repositories/event-file-merge';
+import { countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type SyncRow } from '../../db/repositories/sync';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
+import { showFingerprint } from '../../core/fingerprint';
 import { MSG } from '../../core/messages';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { tempEventFile } from '../event-file';
@@ -27,45 +18,55 @@ export interface FollowRequest {
   key: string;
   event_id: number;
   group_id?: number;
-}
-
-/** Where the followed event may land here: the caller's groups, and the group a new event takes. */
-export interface FollowTarget {
-  scope: GroupScope;
-  groupId?: number;
+  /** 64 lowercase hex digits: the upstream's certificate or its authority (a laptop on the LAN). */
+  fingerprint?: string;
 }
 
 // Before this cursor every local change has been pushed; the epoch pushes everything.
-const BEGINNING = '1970-01-01T00:00:00.000Z';
+export const BEGINNING = '1970-01-01T00:00:00.000Z';
+// Following and previewing are a person waiting: a whole event may take a while to export upstream.
+const FOLLOW_IDLE_MS = 30_000;
+const PREVIEW_IDLE_MS = 10_000;
 
 /**
- * Pulls the upstream's event whole (same uids) into this database and starts following it.
- * The key is checked by this first download and stored only here.
+ * Pulls the upstream's event whole (same uids) into this database and starts following it;
+ * an administrator's act (the route's access). The key is checked by this first download and
+ * stored only here, with the fingerprint given. The file must hold one event throughout; an
+ * event already here is merged only where it already is (in the group named, or the file's).
  */
-export async function followEvent(db: Db, request: FollowRequest, target: FollowTarget): Promise<{ event_id: number; sync_id: number }> {
-  const upstream = new Upstream(request.url, request.key);
+export async function followEvent(db: Db, request: FollowRequest): Promise<{ event_id: number; sync_id: number }> {
+  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, idleMs: FOLLOW_IDLE_MS });
   const file = tempEventFile();
   try {
     const startedAt = nowIso();
-    let cursor: string;
-    try {
-      cursor = await upstream.pull(request.event_id, null, file);
-    } catch (err) {
-      throw followRefusal(err);
+    const cursor = await upstream.pull(request.event_id, null, file).catch((err) => Promise.reject(followRefusal(err)));
+    const header = await checkEventFile(file).catch((err) => Promise.reject(err instanceof DomainError ? ValidationError.field('url', MSG.syncNotDoorlist) : err));
+    const existing = await eventByUid(db, header.event.uid);
+    if (existing) {
+      if (await findSyncByEvent(db, existing.id)) throw new ConflictError({ detail: MSG.syncAlreadyFollowed });
+      const fileGroup = header.group ? await groupIdByUid(db, header.group.uid) : undefined;
+      if ((request.group_id ?? fileGroup) !== existing.group_id) throw ValidationError.field('group_id', MSG.syncEventElsewhere);
     }
-    const header = await checkEventFile(file);
-    if (await findSyncByEventUid(db, header.event.uid)) throw new ConflictError({ detail: MSG.syncAlreadyFollowed });
-    const result = await mergeEventChanges(db, file, { scope: target.scope, groupId: request.group_id ?? target.groupId, arrival: 'pull' });
-    await recordConflicts(db, result.event_id, result.conflicts);
-    await recordDoubleAdmissions(db, result.event_id, result.double_admissions);
-    const syncId = await insertSync(db, {
-      event_id: result.event_id,
-      url: request.url,
-      remote_event_id: request.event_id,
-      upstream_key: request.key,
-      // A new copy holds only what came down; one already here may hold changes never sent.
-      push_cursor: result.event_created ? startedAt : BEGINNING,
-      pull_cursor: cursor,
+    let syncId = 0;
+    const result = await mergeEventChanges(db, file, {
+      // An event already here is merged with its own group's scope, never as administrator.
+      scope: existing ? [existing.group_id] : null,
+      ...(request.group_id === undefined ? {} : { groupId: request.group_id }),
+      eventUid: header.event.uid,
+      arrival: 'pull',
+      withinCommit: async (trx, merged) => {
+        await recordFindings(trx, merged.event_id, merged);
+        syncId = await insertSync(trx, {
+          event_id: merged.event_id,
+          url: request.url,
+          remote_event_id: request.event_id,
+          upstream_key: request.key,
+          // A new copy holds only what came down; one already here may hold changes never sent.
+          push_cursor: merged.event_created ? startedAt : BEGINNING,
+          pull_cursor: cursor,
+          fingerprint: request.fingerprint ?? null,
+        });
+      },
     });
     return { event_id: result.event_id, sync_id: syncId };
   } finally {
@@ -73,12 +74,20 @@ export async function followEvent(db: Db, request: FollowRequest, target: Follow
   }
 }
 
-/** A failed first download, named on the field the user must correct. */
+/** The events a key sees upstream, and the fingerprint its certificate showed; nothing is stored. */
+export async function previewUpstream(request: { url: string; key: string; fingerprint?: string }) {
+  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, idleMs: PREVIEW_IDLE_MS });
+  try {
+    const { fingerprint, events } = await upstream.events();
+    return { fingerprint, events: events.map(({ id, name, starts, ends, timezone }) => ({ id, name, starts, ends, timezone })) };
+  } catch (err) {
+    throw followRefusal(err);
+  }
+}
+
+/** A failed call while following, named on the field the user must correct (this laptop's words only). */
 function followRefusal(err: unknown): unknown {
-  if (!(err instanceof UpstreamError)) return err;
-  if (err.status === 401 || err.status === 403) return ValidationError.field('key', err.message);
-  if (err.status === 404) return ValidationError.field('event_id', err.message);
-  return ValidationError.field('url', err.message);
+  return err instanceof UpstreamError ? ValidationError.field(err.field, err.message) : err;
 }
 
 export interface SyncStatus {
@@ -88,6 +97,7 @@ export interface SyncStatus {
   remote_event_id: number;
   state: SyncRow['state'];
   error: string | null;
+  fingerprint: string | null;
   last_pull_at: string | null;
   last_push_at: string | null;
   pending: number;
@@ -106,6 +116,7 @@ export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
     remote_event_id: sync.remote_event_id,
     state: sync.state,
     error: sync.error,
+    fingerprint: sync.fingerprint ? showFingerprint(sync.fingerprint) : null,
     last_pull_at: toApiDatetime(sync.last_pull_at),
     last_push_at: toApiDatetime(sync.last_push_at),
     pending: await countPending(db, sync.event_id, sync.push_cursor),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../core/messages';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 
@@ -65,13 +66,19 @@ describe('npm run doorlist -- follow / sync-status / unfollow (the command line)
     assert.equal((await laptop.get(`/events/${eventId}`)).status, 200);
   });
 
-  it('exits 1 with one line when the upstream refuses the key, or the event is not followed', async () => {
+  it('exits 1 with one line when the upstream refuses the key, the event is not followed, or a fingerprint or address is malformed', async () => {
     const refused = await doorlist(['follow', '--url', central.baseUrl, '--key', 'dl_wrong', '--event', String(remoteEvent), '--group', String(group), '--db', laptop.config.db]);
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'Follow refused: key: The upstream refused this key.\n');
     const missing = await doorlist(['sync-status', '--event', '999', '--db', laptop.config.db]);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'Event 999 is not followed.\n');
+    const fingerprint = await doorlist(['follow', '--url', central.baseUrl, '--key', key, '--event', String(remoteEvent), '--fingerprint', 'AB:CD', '--db', laptop.config.db]);
+    assert.equal(fingerprint.code, 1);
+    assert.equal(fingerprint.stderr, `Follow refused: fingerprint: ${MSG.syncFingerprintFormat}\n`);
+    const scheme = await doorlist(['follow', '--url', 'ftp://central/api/v1', '--key', key, '--event', String(remoteEvent), '--db', laptop.config.db]);
+    assert.equal(scheme.code, 1);
+    assert.equal(scheme.stderr, `Follow refused: url: ${MSG.syncUrlScheme}\n`);
     const usage = await doorlist(['follow', '--db', laptop.config.db]);
     assert.equal(usage.code, 1);
     assert.equal(usage.stderr, 'follow needs --url, --key and --event.\n');

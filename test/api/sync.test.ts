@@ -167,6 +167,7 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
       remote_event_id: upstream.eventId,
       state: 'ok',
       error: null,
+      fingerprint: null,
       pending: 0,
       double_admissions: [],
       conflicts: [],
@@ -192,6 +193,13 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     const mine = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
     assert.equal(mine.status, 201, JSON.stringify(mine.body));
     await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined), 3000);
+  });
+
+  it('carries a rename of the event upstream, alone in its delta, within 3 s', async () => {
+    const event = (await central.get(`/events/${upstream.eventId}`)).body;
+    const renamed = await central.put(`/events/${upstream.eventId}`, { name: 'Followed gala (moved indoors)', starts: event.starts, ends: event.ends, timezone: event.timezone, group_id: upstream.groupId });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    await eventually('the new name here', async () => ((await laptop.get(`/events/${eventId}`)).body.name === 'Followed gala (moved indoors)' ? true : undefined), 3000);
   });
 
   it('carries an undo and a walk-in from the laptop, and a guest edit from upstream, within 3 s', async () => {

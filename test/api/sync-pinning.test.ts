@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../core/messages';
+import { TestServer } from '../helpers/server';
+import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
+import { HttpsFront, makeAuthority, makeCertificate, type TestCertificate } from '../helpers/https-front';
+import { UpstreamProxy } from '../helpers/upstream-proxy';
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** As a person would type it off a screen: lowercase, spaces for colons. */
+const typed = (fingerprint: string) => fingerprint.toLowerCase().replace(/:/g, ' ');
+
+describe('Following another laptop over HTTPS by its fingerprint', () => {
+  let central: TestServer;
+  let laptop: TestServer;
+  let front: HttpsFront;
+  let authority: { cert: string; key: string };
+  let certificate: TestCertificate;
+  let upstream: { eventId: number; key: string };
+
+  before(async () => {
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    authority = await makeAuthority('Doorlist box office authority');
+    certificate = await makeCertificate(authority);
+    // The box-office laptop as the LAN sees it: its API over HTTPS, with a certificate of its own authority.
+    front = await HttpsFront.start(central.running.app, certificate);
+    const groupId = await createGroup(central, { name: 'Box office' });
+    const eventId = await createEvent(central, groupId, { name: 'Venue night' });
+    const rt = await central.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });
+    for (const first of ['Ada', 'Bob']) {
+      const res = await central.post(`/events/${eventId}/guests`, { registration_type: rt.body.id, first_name: first, last_name: 'Guest', email: `${first}@x.test`, barcode: `LAN-${first}` });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    upstream = { eventId, key: await createApiKey(central, groupId, 'side door laptop') };
+  });
+  after(async () => {
+    await front.close();
+    await Promise.all([central.stop(), laptop.stop()]);
+  });
+
+  describe('POST /sync/preview', () => {
+    it("answers 400 on fingerprint with the authority's fingerprint when none is given, and sends nothing to the upstream", async () => {
+      const requests = front.requests;
+      const res = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key });
+      assert.deepEqual([res.status, res.body], [400, { fingerprint: [MSG.syncCertificateUntrusted(certificate.authorityFingerprint)] }]);
+      assert.equal(front.requests, requests, 'the key never went to a certificate not accepted');
+    });
+
+    it('answers 400 on fingerprint when it matches neither the certificate nor its authority', async () => {
+      const res = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint: 'ab'.repeat(32) });
+      assert.deepEqual([res.status, res.body], [400, { fingerprint: [MSG.syncCertificateMismatch(certificate.authorityFingerprint)] }]);
+    });
+
+    it("answers 200 {fingerprint, events} with the authority's fingerprint as typed, or the certificate's own", async () => {
+      const event = (await central.get(`/events/${upstream.eventId}`)).body;
+      const expected = { fingerprint: certificate.authorityFingerprint, events: [{ id: upstream.eventId, name: 'Venue night', starts: event.starts, ends: event.ends, timezone: event.timezone }] };
+      for (const fingerprint of [typed(certificate.authorityFingerprint), certificate.fingerprint]) {
+        const res = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint });
+        assert.deepEqual([res.status, res.body], [200, expected]);
+      }
+      assert.deepEqual((await laptop.get('/sync')).body.results, []);
+    });
+
+    it('answers 400 in the spec shape on a fingerprint that is not 64 hex digits and an address that is not http(s)', async () => {
+      const short = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint: 'AB:CD' });
+      assert.deepEqual([short.status, short.body], [400, { fingerprint: [MSG.syncFingerprintFormat] }]);
+      const notHex = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint: 'zz'.repeat(32) });
+      assert.deepEqual([notHex.status, notHex.body], [400, { fingerprint: [MSG.syncFingerprintFormat] }]);
+      const ftp = await laptop.post('/sync/preview', { url: 'ftp://127.0.0.1/api/v1', key: upstream.key });
+      assert.deepEqual([ftp.status, ftp.body], [400, { url: [MSG.syncUrlScheme] }]);
+    });
+
+    it('names the real cause: key refused, not HTTPS, unreachable, plain HTTP refused, not a Doorlist', async () => {
+      const pinned = { fingerprint: certificate.authorityFingerprint };
+      const key = await laptop.post('/sync/preview', { url: front.baseUrl, key: 'dl_wrong', ...pinned });
+      assert.deepEqual([key.status, key.body], [400, { key: [MSG.syncKeyRefused] }]);
+
+      const httpsToHttp = await laptop.post('/sync/preview', { url: central.baseUrl.replace('http:', 'https:'), key: upstream.key });
+      assert.deepEqual([httpsToHttp.status, httpsToHttp.body], [400, { url: [MSG.syncNotHttps] }]);
+
+      const closed = net.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as net.AddressInfo).port;
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = await laptop.post('/sync/preview', { url: `https://127.0.0.1:${port}/api/v1`, key: upstream.key });
+      assert.deepEqual([unreachable.status, unreachable.body], [400, { url: [MSG.syncUnreachable('ECONNREFUSED')] }]);
+
+      const proxy = await UpstreamProxy.start(central.baseUrl);
+      try {
+        // What a laptop sharing the LAN answers an API call over plain HTTP from another device (server/lan.ts).
+        proxy.override = (_req, res) => {
+          res.writeHead(403, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ detail: MSG.plainHttpRefused(front.baseUrl) }));
+          return true;
+        };
+        const plain = await laptop.post('/sync/preview', { url: proxy.baseUrl, key: upstream.key });
+        assert.deepEqual([plain.status, plain.body], [400, { url: [MSG.syncPlainHttpRefused] }]);
+        proxy.override = (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"results": "garbage"}');
+          return true;
+        };
+        const garbage = await laptop.post('/sync/preview', { url: proxy.baseUrl, key: upstream.key });
+        assert.deepEqual([garbage.status, garbage.body], [400, { url: [MSG.syncNotDoorlist] }]);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
+  describe('POST /sync with a fingerprint, then GET /events/:event_id/sync', () => {
+    let eventId: number;
+    const status = async () => (await laptop.get(`/events/${eventId}/sync`)).body;
+
+    it('answers 400 on fingerprint without one, and 201 with it; the pin is kept and shown', async () => {
+      const refused = await laptop.post('/sync', { url: front.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.deepEqual([refused.status, refused.body], [400, { fingerprint: [MSG.syncCertificateUntrusted(certificate.authorityFingerprint)] }]);
+      const wrong = await laptop.post('/sync', { url: front.baseUrl, key: upstream.key, event_id: upstream.eventId, fingerprint: 'cd'.repeat(32) });
+      assert.deepEqual([wrong.status, wrong.body], [400, { fingerprint: [MSG.syncCertificateMismatch(certificate.authorityFingerprint)] }]);
+      assert.deepEqual((await laptop.get('/sync')).body.results, []);
+
+      const res = await laptop.post('/sync', { url: front.baseUrl, key: upstream.key, event_id: upstream.eventId, fingerprint: typed(certificate.authorityFingerprint) });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      eventId = res.body.event_id;
+      const s = await eventually('a first cycle', async () => ((x) => (x.state === 'ok' && x.last_push_at ? x : undefined))(await status()));
+      assert.equal(s.fingerprint, certificate.authorityFingerprint);
+    });
+
+    it('carries scans both ways within 3 s over the pinned HTTPS', async () => {
+      const there = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'LAN-Ada', station: 'box office' });
+      assert.equal(there.status, 201, JSON.stringify(there.body));
+      await eventually('the box-office scan here', async () => (await laptop.db('checkins').where({ uid: there.body.uid }).first()) ?? undefined, 3000);
+      const here = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'LAN-Bob', station: 'side door' });
+      assert.equal(here.status, 201, JSON.stringify(here.body));
+      await eventually('the side-door scan there', async () => (await central.db('checkins').where({ uid: here.body.uid }).first()) ?? undefined, 3000);
+    });
+
+    it('counts a scan waiting while the upstream cannot be reached, and sends it when it answers again', async () => {
+      // Nothing waits before the link goes (the last scans' guests, stamped here, go up with the next push).
+      await eventually('nothing waiting', async () => ((x) => (x.state === 'ok' && x.pending === 0 ? x : undefined))(await status()));
+      const port = front.port;
+      await front.close();
+      await eventually('offline', async () => ((x) => (x.state === 'offline' ? x : undefined))(await status()));
+      const scan = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'LAN-Ada', direction: 'out', station: 'side door' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      assert.equal((await status()).pending, 1);
+      front = await HttpsFront.start(central.running.app, certificate, port);
+      await eventually('the scan upstream', async () => ((x) => (x.state === 'ok' && x.pending === 0 ? x : undefined))(await status()));
+      assert.ok(await central.db('checkins').where({ uid: scan.body.uid }).first());
+    });
+
+    it('puts the sync in state error when the upstream shows a certificate of another authority, and trusts nothing of it', async () => {
+      const stranger = await makeCertificate(await makeAuthority('Another authority'));
+      front.use(stranger);
+      const s = await eventually('the error', async () => ((x) => (x.state === 'error' ? x : undefined))(await status()));
+      assert.equal(s.error, MSG.syncCertificateChanged(stranger.authorityFingerprint));
+      const requests = front.requests;
+      const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'LAN-Bob', direction: 'out', station: 'box office' });
+      assert.equal(scan.status, 201, JSON.stringify(scan.body));
+      // Long enough for two more cycles (the first retries come 1 s, then 2 s, after an error).
+      await new Promise((r) => setTimeout(r, 3500));
+      assert.equal((await status()).state, 'error');
+      assert.equal(await laptop.db('checkins').where({ uid: scan.body.uid }).first(), undefined);
+      assert.equal(front.requests, requests, 'nothing was sent to the other certificate');
+
+      // The same authority's new certificate (an address changed) is trusted again by the same pin.
+      front.use(await makeCertificate(authority));
+      await eventually('the recovery', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()), 40_000);
+    });
+  });
+});

@@ -1,0 +1,92 @@
+import crypto from 'node:crypto';
+import https from 'node:https';
+import type { RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
+
+export interface TestCertificate {
+  /** PEM: the certificate, then its authority's when it has one (the chain a server presents). */
+  chain: string;
+  key: string;
+  /** SHA-256 `AA:BB:...` of the certificate itself, and of its authority (the same when self-signed). */
+  fingerprint: string;
+  authorityFingerprint: string;
+}
+
+const fingerprintOf = (pem: string) => new crypto.X509Certificate(pem).fingerprint256;
+
+/** An authority of the test's own, as a laptop keeps one (EC keys: quick to make). */
+export async function makeAuthority(name: string): Promise<{ cert: string; key: string }> {
+  const made = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
+  });
+  return { cert: made.cert, key: made.private };
+}
+
+/** A certificate for 127.0.0.1, issued by `authority`, or self-signed without one. */
+export async function makeCertificate(authority?: { cert: string; key: string }): Promise<TestCertificate> {
+  const made = await generate([{ name: 'commonName', value: 'Doorlist test upstream' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+    ...(authority ? { ca: authority } : {}),
+  });
+  return {
+    chain: authority ? `${made.cert.trim()}\n${authority.cert.trim()}\n` : made.cert,
+    key: made.private,
+    fingerprint: fingerprintOf(made.cert),
+    authorityFingerprint: fingerprintOf(authority?.cert ?? made.cert),
+  };
+}
+
+/**
+ * A Doorlist's request handler served over HTTPS on loopback with a test certificate, as a
+ * laptop sharing the LAN serves it; `use` changes the certificate for new connections.
+ * `requests` counts what reached the handler (a refused certificate must send nothing).
+ */
+export class HttpsFront {
+  requests = 0;
+
+  private constructor(private readonly server: https.Server) {}
+
+  /** `port`: 0 picks a free one; a front closed earlier can come back on its own. */
+  static async start(app: RequestListener, certificate: TestCertificate, port = 0): Promise<HttpsFront> {
+    let front: HttpsFront | undefined;
+    const server = https.createServer({ cert: certificate.chain, key: certificate.key }, (req, res) => {
+      front!.requests++;
+      app(req, res);
+    });
+    front = new HttpsFront(server);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return front;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get baseUrl(): string {
+    return `https://127.0.0.1:${this.port}/api/v1`;
+  }
+
+  use(certificate: TestCertificate): void {
+    this.server.setSecureContext({ cert: certificate.chain, key: certificate.key });
+    // Connections kept alive still speak with the old certificate.
+    this.server.closeAllConnections();
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
