@@ -249,4 +249,3 @@ describe('Two laptops on a LAN of their own: one shares over HTTPS, the other fo
     assert.equal(status.fingerprint, before, 'the pin is kept');
   });
 });
-
