@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 
 // main/ and preload are built for Electron; renderer/ is the door screen the server also
 // serves to LAN browsers, so it is built once into out/renderer for both. The headless
@@ -13,7 +14,7 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      externalizeDeps: { exclude: ['@asteasolutions/zod-to-openapi', 'csv-parse', 'csv-stringify', 'express', 'express-rate-limit', 'knex', 'nodemailer', 'pino', 'qrcode', 'selfsigned', 'zod'] },
+      externalizeDeps: { exclude: ['@asteasolutions/zod-to-openapi', 'csv-parse', 'csv-stringify', 'express', 'express-rate-limit', 'knex', 'nodemailer', 'pino', 'zod'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'main/index.ts'),
@@ -36,7 +37,40 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'renderer'),
-    plugins: [react()],
+    plugins: [
+      react(),
+      // The door screen as an installable offline app (DESIGN "Sharing on the LAN"): the service
+      // worker keeps the app shell, so a reload while the server is down comes back from it.
+      // It never answers for the API or /ca.crt: those always go to the server.
+      VitePWA({
+        registerType: 'autoUpdate',
+        injectRegister: false,
+        manifest: {
+          name: 'Doorlist',
+          short_name: 'Doorlist',
+          description: 'Offline check-in for the door',
+          start_url: '/',
+          scope: '/',
+          display: 'standalone',
+          background_color: '#0f172a',
+          theme_color: '#0f172a',
+          icons: [
+            { src: 'icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any maskable' },
+            { src: 'icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any maskable' },
+          ],
+        },
+        workbox: {
+          globPatterns: ['**/*.{js,css,html,png,svg,woff2,wasm}'],
+          // The camera decoder is loaded on use; it is kept too, so the camera works offline.
+          maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
+          navigateFallback: '/index.html',
+          navigateFallbackDenylist: [/^\/api\//, /^\/ca\.crt$/],
+          cleanupOutdatedCaches: true,
+          // The first visit is kept too: a door opened once can be reloaded offline at once.
+          clientsClaim: true,
+        },
+      }),
+    ],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       // LAN phones download it: minified, and the camera decoder is split out and loaded on use.

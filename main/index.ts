@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Menu, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
-import QRCode from 'qrcode';
 import { loadConfig, type Config } from '../server/config';
-import { LanShare, type ShareInfo } from '../server/lan';
+import type { LanShare } from '../server/lan';
 import { startServer, type RunningServer } from '../server/start';
 import { limitHeapGrowth } from '../server/heap';
 import { registerBadgePrinting } from './badge-printer';
@@ -71,13 +70,8 @@ function apiUrl(pathName: string): string {
   return `${origin}/api/v1${pathName}`;
 }
 
-function sendMenu(action: string, payload?: unknown): void {
-  window?.webContents.send(MENU_CHANNEL, action, payload);
-}
-
-async function withQr(info: ShareInfo) {
-  const qr = (url?: string) => (url ? QRCode.toDataURL(url, { margin: 1, width: 220 }) : Promise.resolve(undefined));
-  return { ...info, httpsQr: await qr(info.httpsUrls[0]), httpQr: await qr(info.httpUrls[0]) };
+function sendMenu(action: string): void {
+  window?.webContents.send(MENU_CHANNEL, action);
 }
 
 async function startSharing(): Promise<void> {
@@ -95,7 +89,8 @@ async function startSharing(): Promise<void> {
     if (response !== 0) return;
   }
   try {
-    sendMenu('share-info', await withQr(await share.start()));
+    await share.start();
+    sendMenu('share-info');
   } catch (err) {
     dialog.showErrorBox('Sharing failed', (err as Error).message);
   }
@@ -105,7 +100,8 @@ async function startSharing(): Promise<void> {
 async function stopSharing(): Promise<void> {
   if (!share) return;
   try {
-    sendMenu('share-info', await withQr(await share.stop()));
+    await share.stop();
+    sendMenu('share-info');
   } catch (err) {
     dialog.showErrorBox('Could not stop sharing', (err as Error).message);
   }
@@ -130,7 +126,7 @@ function buildMenu(): void {
       label: 'Sharing',
       submenu: [
         { label: 'Share on the LAN…', enabled: !sharing, click: () => void startSharing() },
-        { label: 'Show LAN addresses', enabled: sharing, click: () => share && void withQr(share.info()).then((info) => sendMenu('share-info', info)) },
+        { label: 'Show LAN addresses', enabled: sharing, click: () => sendMenu('share-info') },
         { label: 'Stop sharing', enabled: sharing, click: () => void stopSharing() },
       ],
     },
@@ -228,7 +224,7 @@ async function main(): Promise<void> {
   // The database's pages are checked beside the start (server/start.ts): a damaged one ends it.
   running.checked.catch(failToStart);
   origin = `http://127.0.0.1:${running.port}`;
-  share = new LanShare(running, { dbPath: config.db, httpsPort: config.httpsPort });
+  share = running.lan;
   lockDown();
   registerIpc();
   buildMenu();

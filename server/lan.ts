@@ -1,5 +1,3 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
@@ -11,27 +9,20 @@ import { withHsts } from './http/security-headers';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';
+import { ensureAuthority, ensureCertificate, type Authority, type LanCertificate } from './lan-certificates';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
 export const LOOPBACK_HOST = '127.0.0.1';
-const CERT_FILE = 'doorlist-https.crt';
-const KEY_FILE = 'doorlist-https.key';
-const CERT_DAYS = 825;
-
-export interface Certificate {
-  cert: string;
-  key: string;
-  /** SHA-256 fingerprint as browsers show it: `AB:CD:...`. */
-  fingerprint: string;
-  certPath: string;
-}
 
 export interface HttpsSharing {
   port: number;
-  /** Addresses other devices can open, one per LAN interface. */
-  urls: string[];
+  /** Addresses other devices can open, one per LAN interface (read again each time). */
+  readonly urls: string[];
+  /** The authority's SHA-256 (`AB:CD:...`): what a phone trusts once and a follower pins. */
   fingerprint: string;
+  /** The certificate served now (it changes with the addresses). */
+  readonly certificateFingerprint: string;
   close(): Promise<void>;
 }
 
@@ -68,14 +59,22 @@ function httpsLocation(req: IncomingMessage, port: number): string {
   return `https://${name}:${port}${req.url ?? '/'}`;
 }
 
+/** GET /ca.crt: public, checked by its fingerprint, and wanted before HTTPS can be trusted. */
+export const AUTHORITY_PATH = '/ca.crt';
+
+function isAuthorityRequest(req: IncomingMessage): boolean {
+  return (req.method === 'GET' || req.method === 'HEAD') && req.url === AUTHORITY_PATH;
+}
+
 /**
  * Plain HTTP serves this machine only: tokens and guest data must not cross the venue's
- * Wi-Fi in clear. From another device a page request is redirected to HTTPS, an API call (or
- * anything but GET/HEAD) is refused with the address to use instead.
+ * Wi-Fi in clear. From another device (the authority's certificate aside) a page request is
+ * redirected to HTTPS, an API call (or anything but GET/HEAD) is refused with the address to
+ * use instead.
  */
 export function plainHttpGate(listener: RequestListener, policy: PlainHttpPolicy): RequestListener {
   return (req, res) => {
-    if (policy.allowLan || isLoopbackAddress(req.socket.remoteAddress)) return listener(req, res);
+    if (policy.allowLan || isLoopbackAddress(req.socket.remoteAddress) || isAuthorityRequest(req)) return listener(req, res);
     const port = policy.httpsPort;
     const isPage = !req.url?.startsWith('/api/') && (req.method === 'GET' || req.method === 'HEAD');
     if (port && isPage) {
@@ -104,70 +103,83 @@ export function reachableUrls(scheme: 'http' | 'https', host: string, port: numb
 }
 
 /** Beside a SQLite file; for a PostgreSQL URL, in the per-user data folder. */
-function certificatePaths(dbPath: string) {
-  const dir = isPostgresUrl(dbPath) ? defaultDataDir() : path.dirname(path.resolve(dbPath));
-  return { dir, certPath: path.join(dir, CERT_FILE), keyPath: path.join(dir, KEY_FILE) };
+export function lanFilesDir(dbPath: string): string {
+  return isPostgresUrl(dbPath) ? defaultDataDir() : path.dirname(path.resolve(dbPath));
 }
 
-function readCertificate(certPath: string, keyPath: string): Certificate | undefined {
-  if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) return undefined;
-  // Files of earlier versions (the certificate was 0644) are narrowed as they are read.
-  restrictMode(keyPath, 0o600);
-  restrictMode(certPath, 0o600);
-  const cert = fs.readFileSync(certPath, 'utf8');
-  const x509 = new crypto.X509Certificate(cert);
-  if (new Date(x509.validTo).getTime() < Date.now() + 24 * 3600 * 1000) return undefined;
-  return { cert, key: fs.readFileSync(keyPath, 'utf8'), fingerprint: x509.fingerprint256, certPath };
+/** Every name this laptop answers to: its LAN addresses now, loopback and its host name. */
+function lanNames(): { ips: string[]; dns: string[] } {
+  const hostname = os.hostname();
+  return { ips: [LOOPBACK_HOST, ...lanAddresses()], dns: ['localhost', hostname, ...(hostname.includes('.') ? [] : [`${hostname}.local`])] };
 }
 
 /**
- * The HTTPS certificate kept beside the database, made on first use. It stays the same
- * across restarts so the fingerprint staff accepted on their phones keeps matching.
+ * This laptop's authority and its LAN certificate, kept beside the database, each made on
+ * first use. The certificate follows the addresses: one that came since it was issued gets a
+ * new certificate from the same authority, so a phone that trusts the authority never notices.
  */
-export async function ensureCertificate(dbPath: string): Promise<Certificate> {
-  const { dir, certPath, keyPath } = certificatePaths(dbPath);
-  const existing = readCertificate(certPath, keyPath);
-  if (existing) return existing;
-  const hostname = os.hostname();
-  // Loaded here, on first use: it is a tenth of a second of the start, and loopback never needs it.
-  const { generate } = await import('selfsigned');
-  const made = await generate([{ name: 'commonName', value: `Doorlist ${hostname}` }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + CERT_DAYS * 24 * 3600 * 1000),
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 2, value: hostname },
-          { type: 7, ip: LOOPBACK_HOST },
-          ...lanAddresses().map((ip) => ({ type: 7 as const, ip })),
-        ],
-      },
-    ],
-  });
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(keyPath, made.private, { mode: 0o600 });
-  fs.writeFileSync(certPath, made.cert, { mode: 0o600 });
-  return { cert: made.cert, key: made.private, fingerprint: new crypto.X509Certificate(made.cert).fingerprint256, certPath };
+export class LanIdentity {
+  readonly dir: string;
+  private made?: Promise<Authority>;
+  private current?: Promise<LanCertificate>;
+
+  constructor(dbPath: string) {
+    this.dir = lanFilesDir(dbPath);
+  }
+
+  authority(): Promise<Authority> {
+    this.made ??= ensureAuthority(this.dir).catch((err: unknown) => {
+      this.made = undefined;
+      throw err;
+    });
+    return this.made;
+  }
+
+  /** The certificate for every address the laptop has now; the same object while none came. */
+  async certificate(): Promise<LanCertificate> {
+    const names = lanNames();
+    const known = await this.current?.catch(() => undefined);
+    if (known && names.ips.every((ip) => known.ips.includes(ip)) && names.dns.every((name) => known.dns.includes(name))) return known;
+    const next = this.authority().then((authority) => ensureCertificate(this.dir, authority, names));
+    this.current = next;
+    return next;
+  }
 }
 
-/** Serves `app` over HTTPS on `host:port` (0 picks a free port) with the database's certificate. */
-export async function startHttps(app: RequestListener, options: { dbPath: string; host: string; port: number }): Promise<HttpsSharing> {
-  const certificate = await ensureCertificate(options.dbPath);
-  const server = https.createServer({ cert: certificate.cert, key: certificate.key }, withHsts(app));
+/** How often sharing looks for a new address (Wi-Fi joined, DHCP lease changed). */
+const ADDRESS_CHECK_MS = 5000;
+
+/** Serves `app` over HTTPS on `host:port` (0 picks a free port) with the laptop's LAN certificate. */
+export async function startHttps(app: RequestListener, options: { identity: LanIdentity; host: string; port: number }): Promise<HttpsSharing> {
+  const { identity, host } = options;
+  const authority = await identity.authority();
+  let certificate = await identity.certificate();
+  const server = https.createServer({ cert: certificate.chain, key: certificate.key }, withHsts(app));
   server.keepAliveTimeout = 65_000;
-  await listen(server, options.port, options.host);
+  await listen(server, options.port, host);
   const port = (server.address() as AddressInfo).port;
+  // New connections get the new certificate; open ones keep theirs. A failure keeps the one it has.
+  const watch = setInterval(() => {
+    identity.certificate().then((next) => {
+      if (next === certificate) return;
+      certificate = next;
+      server.setSecureContext({ cert: next.chain, key: next.key });
+    }, () => undefined);
+  }, ADDRESS_CHECK_MS);
+  watch.unref();
   return {
     port,
-    urls: reachableUrls('https', options.host, port),
-    fingerprint: certificate.fingerprint,
-    close: () => closeServer(server),
+    get urls() {
+      return reachableUrls('https', host, port);
+    },
+    fingerprint: authority.fingerprint,
+    get certificateFingerprint() {
+      return certificate.fingerprint;
+    },
+    close: () => {
+      clearInterval(watch);
+      return closeServer(server);
+    },
   };
 }
 
@@ -202,44 +214,79 @@ export interface ShareInfo {
   /** Plain HTTP: loopback while not sharing; to other devices only with DOORLIST_LAN_HTTP=1. */
   httpUrls: string[];
   httpsUrls: string[];
+  /** Where a phone downloads the authority: plain HTTP, so no warning stands in the way. */
+  authorityUrls: string[];
+  /** The authority's SHA-256 (`AB:CD:...`), stable across addresses: what staff compare. */
   fingerprint?: string;
+  /** The certificate served now, as a browser's certificate warning shows it. */
+  certificateFingerprint?: string;
+}
+
+export interface SharedServer {
+  server: http.Server;
+  app: RequestListener;
 }
 
 /**
- * The desktop app's "Share on the LAN" switch: rebinds the running server to every
- * interface and adds HTTPS, or goes back to loopback only.
+ * Whether and where this laptop serves the LAN: HTTPS beside the plain HTTP server, made by
+ * `npm run serve` on a LAN host or by the desktop app's "Share on the LAN" switch, which
+ * rebinds the running server to every interface and back to loopback only.
  */
 export class LanShare {
   private secure?: HttpsSharing;
+  private shared?: SharedServer;
 
   constructor(
-    private readonly running: { server: http.Server; app: RequestListener; https?: HttpsSharing; plainHttp: PlainHttpPolicy },
-    private readonly options: { dbPath: string; httpsPort: number },
-  ) {
-    this.secure = running.https;
+    readonly identity: LanIdentity,
+    /** What plain HTTP answers other devices (plainHttpGate); kept pointing at the HTTPS port. */
+    readonly plainHttp: PlainHttpPolicy,
+    private readonly httpsPort: number,
+  ) {}
+
+  /** The server to share, once it listens (startServer). */
+  attach(shared: SharedServer): void {
+    this.shared = shared;
   }
 
   get sharing(): boolean {
     return !!this.secure;
   }
 
+  get https(): HttpsSharing | undefined {
+    return this.secure;
+  }
+
+  private get server(): SharedServer {
+    if (!this.shared) throw new Error('LanShare: no server attached');
+    return this.shared;
+  }
+
+  /** HTTPS beside the plain HTTP server, on the host that server is bound to. */
+  async serveHttps(host: string): Promise<HttpsSharing> {
+    const { app } = this.server;
+    this.secure = await startHttps(app, { identity: this.identity, host, port: this.httpsPort });
+    this.plainHttp.httpsPort = this.secure.port;
+    return this.secure;
+  }
+
   info(): ShareInfo {
-    const address = this.running.server.address() as AddressInfo;
-    // Plain HTTP is offered to other devices only where DOORLIST_LAN_HTTP=1 allows it.
-    const lanHttp = this.sharing && this.running.plainHttp.allowLan;
+    const address = this.server.server.address() as AddressInfo;
+    const lanHttp = reachableUrls('http', address.address, address.port);
     return {
       sharing: this.sharing,
-      httpUrls: !this.sharing ? [`http://${LOOPBACK_HOST}:${address.port}`] : lanHttp ? reachableUrls('http', LAN_HOST, address.port) : [],
+      // Plain HTTP is offered to other devices only where DOORLIST_LAN_HTTP=1 allows it.
+      httpUrls: !this.sharing ? [`http://${LOOPBACK_HOST}:${address.port}`] : this.plainHttp.allowLan ? lanHttp : [],
       httpsUrls: this.secure?.urls ?? [],
+      authorityUrls: this.sharing ? lanHttp.map((url) => `${url}${AUTHORITY_PATH}`) : [],
       fingerprint: this.secure?.fingerprint,
+      certificateFingerprint: this.secure?.certificateFingerprint,
     };
   }
 
   async start(): Promise<ShareInfo> {
     if (!this.secure) {
-      await rebind(this.running.server, LAN_HOST);
-      this.secure = await startHttps(this.running.app, { dbPath: this.options.dbPath, host: LAN_HOST, port: this.options.httpsPort });
-      this.running.plainHttp.httpsPort = this.secure.port;
+      await rebind(this.server.server, LAN_HOST);
+      await this.serveHttps(LAN_HOST);
     }
     return this.info();
   }
@@ -248,15 +295,13 @@ export class LanShare {
   async close(): Promise<void> {
     await this.secure?.close();
     this.secure = undefined;
-    this.running.plainHttp.httpsPort = undefined;
+    this.plainHttp.httpsPort = undefined;
   }
 
   async stop(): Promise<ShareInfo> {
     if (this.secure) {
-      await this.secure.close();
-      this.secure = undefined;
-      this.running.plainHttp.httpsPort = undefined;
-      await rebind(this.running.server, LOOPBACK_HOST);
+      await this.close();
+      await rebind(this.server.server, LOOPBACK_HOST);
     }
     return this.info();
   }

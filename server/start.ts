@@ -13,7 +13,7 @@ import { createApp } from './http/app';
 import type { RouteDeps } from './http/route';
 import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
-import { isLoopbackHost, plainHttpGate, startHttps, type HttpsSharing, type PlainHttpPolicy } from './lan';
+import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
 import { SyncFollower } from './sync';
 
@@ -24,10 +24,8 @@ export interface RunningServer {
   server: http.Server;
   /** The request handler, so LAN sharing can serve it over HTTPS too. */
   app: http.RequestListener;
-  /** Present while the LAN is served: HTTPS beside plain HTTP. */
-  https?: HttpsSharing;
-  /** What plain HTTP answers other devices; LAN sharing keeps its HTTPS port current. */
-  plainHttp: PlainHttpPolicy;
+  /** Sharing on the LAN: its state, its certificates, and the desktop app's switch. */
+  lan: LanShare;
   /** Settles once SQLite has checked every page of the database; rejects when it is damaged. */
   checked: Promise<void>;
   close(): Promise<void>;
@@ -146,17 +144,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let app: http.RequestListener;
   let deps: RouteDeps;
   let server: http.Server;
-  const plainHttp: PlainHttpPolicy = { allowLan: config.lanHttp };
+  const lan = new LanShare(new LanIdentity(config.db), { allowLan: config.lanHttp }, config.httpsPort);
   try {
     if (await migrationsPending(db)) {
       await checked;
       await migrateLatest(db);
     }
     const adminPassword = await ensureAdmin(db, config, () => checked);
-    ({ listener: app, deps } = createApp({ db, readDb, config, logger, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    ({ listener: app, deps } = createApp({ db, readDb, config, logger, lan, rendererDir: options.rendererDir ?? defaultRendererDir() }));
     if (adminPassword) deps.auth.beforePasswords(adminPassword);
     app = afterCheck(app, checked);
-    server = http.createServer(plainHttpGate(app, plainHttp));
+    server = http.createServer(plainHttpGate(app, lan.plainHttp));
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -172,18 +170,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host}:${port}`;
+  lan.attach({ server, app });
   // Browsers give the camera and Web NFC only to secure pages: the LAN also gets HTTPS.
   // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
   const secure = isLoopbackHost(config.host)
     ? undefined
-    : await startHttps(app, { dbPath: config.db, host: config.host, port: config.httpsPort }).catch((err: Error) => {
+    : await lan.serveHttps(config.host).catch((err: Error) => {
         logger.warn({ err }, 'HTTPS for the LAN could not start');
         process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
         return undefined;
       });
-  plainHttp.httpsPort = secure?.port;
   if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
-  if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (certificate SHA-256 ${secure.fingerprint})\n`);
+  if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})\n`);
   // Beside the door: followed events push and pull on their own timer, never in a request.
   const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
@@ -200,13 +198,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     db,
     server,
     app,
-    https: secure,
-    plainHttp,
+    lan,
     checked,
     close: async () => {
       closing = true;
       await follower.stop();
-      await secure?.close();
+      await lan.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await checked.catch(() => undefined);

@@ -1,14 +1,4 @@
 /** What the desktop app's preload adds to the page (absent in a LAN browser). */
-export interface ShareInfo {
-  sharing: boolean;
-  httpUrls: string[];
-  httpsUrls: string[];
-  fingerprint?: string;
-  /** QR code images (data: URLs) of the first HTTPS and HTTP addresses. */
-  httpsQr?: string;
-  httpQr?: string;
-}
-
 export interface ExportOutcome {
   saved: boolean;
   path?: string;

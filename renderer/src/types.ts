@@ -103,6 +103,8 @@ export interface SyncStatus {
   remote_event_id: number;
   state: 'ok' | 'offline' | 'error';
   error: string | null;
+  /** The pinned fingerprint (AA:BB:...) of the upstream's certificate or authority; null: the system's trust. */
+  fingerprint: string | null;
   last_pull_at: string | null;
   last_push_at: string | null;
   pending: number;

@@ -30,13 +30,15 @@ import { setupRouter } from '../routes/setup';
 import { usersRouter } from '../routes/users';
 import { syncRouter } from '../routes/sync';
 import { LocalWrites } from '../services/local-writes';
+import { AUTHORITY_PATH, type LanShare } from '../lan';
+import { lanRouter } from '../routes/lan';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
 // The busiest first, as Express tries every route before the one that matches: checkinsRouter
 // (the door's scan), then guestsRouter (walk-ins, the door's search, sync pages, API clients
 // adding guests; tenth, it cost a guest create about 60 µs of routing).
-const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, badgesRouter, eventFilesRouter, guestsCsvRouter, syncRouter];
+const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, badgesRouter, eventFilesRouter, guestsCsvRouter, syncRouter, lanRouter];
 
 export const API_PREFIX = '/api/v1';
 
@@ -48,17 +50,19 @@ export interface AppOptions {
   readDb?: Db;
   config: Config;
   logger: Logger;
+  /** Sharing on the LAN: GET /ca.crt and GET /api/v1/lan read it. */
+  lan: LanShare;
   /** Built door screen to serve at `/`; skipped when the folder does not exist. */
   rendererDir?: string;
 }
 
 // Secrets never reach a log: the token of every request line and of every error line logged with it.
 
-export function createApp({ db, readDb = db, config, logger, rendererDir }: AppOptions) {
+export function createApp({ db, readDb = db, config, logger, lan, rendererDir }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan };
 
   const app = express();
   app.disable('x-powered-by');
@@ -85,6 +89,13 @@ export function createApp({ db, readDb = db, config, logger, rendererDir }: AppO
   api.use(apiDocsRouter());
   api.use(notFoundHandler);
   app.use(API_PREFIX, api);
+
+  // The laptop's authority, without a token: a phone installs it before it can trust the LAN.
+  app.get(AUTHORITY_PATH, async (_req, res) => {
+    const authority = await lan.identity.authority();
+    res.set({ 'Content-Type': 'application/x-x509-ca-cert', 'Content-Disposition': 'attachment; filename="doorlist-ca.crt"', 'Cache-Control': 'no-cache' });
+    res.send(Buffer.from(authority.cert));
+  });
 
   if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {
     app.use(express.static(rendererDir, { index: 'index.html', maxAge: '1h' }));

@@ -17,6 +17,7 @@ import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upl
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
+import type { LanShare } from '../lan';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
@@ -32,6 +33,8 @@ export interface RouteDeps {
   localWrites: LocalWrites;
   /** The server's log: what a request's error line does not tell (a failed batch's reason). */
   logger: Logger;
+  /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
+  lan: LanShare;
 }
 
 export interface Reply {

@@ -12,7 +12,7 @@ const FRESH = { adminUsername: undefined, adminPassword: undefined };
 
 /** A request from another device: over the LAN address, as a phone on the venue Wi-Fi sends it. */
 function fromLan(server: TestServer, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const url = `${server.running.https!.urls[0]}/api/v1${path}`;
+  const url = `${server.running.lan.https!.urls[0]}/api/v1${path}`;
   return new Promise((resolve, reject) => {
     const req = https.request(url, { method, rejectUnauthorized: false, headers: { 'content-type': 'application/json' } }, (res) => {
       let text = '';
@@ -120,7 +120,7 @@ describe('first run: /setup', () => {
   it('refuses set-up from another device on the LAN, or a page on another name, with 403, and creates nothing', { skip: lanAddresses().length === 0 && 'no LAN interface' }, async () => {
     const server = await TestServer.start({ ...FRESH, host: '0.0.0.0', httpsPort: 0 });
     try {
-      assert.ok(server.running.https, 'HTTPS for the LAN started');
+      assert.ok(server.running.lan.https, 'HTTPS for the LAN started');
       const res = await fromLan(server, 'POST', '/setup', FIRST);
       assert.deepEqual([res.status, res.body], [403, { detail: MSG.setupFromLaptopOnly }]);
       assert.deepEqual((await server.get('/setup', { token: null })).body, { needed: true });

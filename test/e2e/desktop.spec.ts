@@ -46,31 +46,23 @@ test.beforeEach(async ({ page }) => {
   });
 });
 
-test('the menu shows the LAN addresses, their QR codes and the certificate fingerprint', async ({ page }) => {
+test('the menu shows the share panel: the HTTPS address, the QR codes and the authority fingerprint', async ({ page }) => {
   const door = new DoorPage(page);
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-  const fingerprint = 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89';
-  const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-  await page.evaluate(
-    ([fp, img]) =>
-      (window as any).__menu('share-info', {
-        sharing: true,
-        httpUrls: ['http://192.168.1.20:8787'],
-        httpsUrls: ['https://192.168.1.20:8788'],
-        fingerprint: fp,
-        httpsQr: img,
-        httpQr: img,
-      }),
-    [fingerprint, pixel],
-  );
-  const dialog = page.getByRole('dialog', { name: 'Sharing on the LAN' });
-  await expect(dialog).toContainText('https://192.168.1.20:8788');
-  await expect(dialog).toContainText('http://192.168.1.20:8787');
-  await expect(dialog).toContainText(fingerprint);
-  await expect(dialog.getByRole('img', { name: 'QR code for https://192.168.1.20:8788' })).toBeVisible();
-  await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
-  await expect(door.scanField()).toBeFocused();
+  const shared = await server.share();
+  try {
+    await page.evaluate(() => (window as any).__menu('share-info'));
+    const dialog = page.getByRole('dialog', { name: 'Share on the LAN' });
+    await expect(dialog).toContainText(shared.httpsUrls[0]);
+    await expect(dialog.getByTestId('share-fingerprint')).toHaveText(shared.fingerprint!);
+    await expect(dialog.getByRole('img', { name: `QR code for ${shared.httpsUrls[0]}` })).toBeVisible();
+    await expect(dialog.getByRole('img', { name: `QR code for ${shared.authorityUrls[0]}` })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(door.scanField()).toBeFocused();
+  } finally {
+    await server.stopSharing();
+  }
 });
 
 test('Export in the menu saves through the desktop dialog with the event and token', async ({ page }) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../server/config';
-import { LanShare, type ShareInfo } from '../../server/lan';
+import type { LanShare, ShareInfo } from '../../server/lan';
 import { startServer, type RunningServer } from '../../server/start';
 
 export const ADMIN = { username: 'door-admin', password: 'door-admin-secret' };
@@ -32,7 +32,7 @@ export class DoorServer {
   static async start(options: { empty?: boolean } = {}): Promise<DoorServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-e2e-'));
     const admin = options.empty ? {} : { adminUsername: ADMIN.username, adminPassword: ADMIN.password };
-    const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, ...admin, logLevel: 'silent', checkReplies: true });
+    const config = loadConfig({}, [], { db: path.join(dir, 'doorlist.sqlite'), port: 0, httpsPort: 0, ...admin, logLevel: 'silent', checkReplies: true });
     const server = new DoorServer(dir, config);
     await server.restart();
     if (options.empty) return server;
@@ -55,7 +55,7 @@ export class DoorServer {
   /** "Share on the LAN" as the desktop menu does it: every interface, and HTTPS on a free port. */
   async share(): Promise<ShareInfo & { httpsPort: number }> {
     if (!this.running) throw new Error('The server is stopped.');
-    this.lan = new LanShare(this.running, { dbPath: this.config.db, httpsPort: 0 });
+    this.lan = this.running.lan;
     const info = await this.lan.start();
     return { ...info, httpsPort: Number(new URL(info.httpsUrls[0]).port) };
   }

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import config from './playwright.config';
 import { DoorServer } from './door-server';
+import { ConsolePage } from './pages/console-page';
 import { DoorPage } from './pages/door-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 import { lanAddresses } from '../../server/lan';
@@ -71,6 +73,26 @@ test('a plain-HTTP page that is no secure context (an old client) still scans, w
   const [checkin] = await checkinsOf(server, seed.eventId, seed.guests.grace.id);
   expect(checkin.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   expect(checkin.station).toBe('Front door');
+});
+
+test('the console shows the share panel in a browser: HTTPS address, QR codes, the authority fingerprint and how to trust it', async ({ page }) => {
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  const lan = (await server.request('GET', '/lan')).body;
+  await page.getByRole('link', { name: 'Console' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Share on the LAN' }).click();
+  const panel = page.getByTestId('share-details');
+  await expect(panel).toContainText(lan.https_urls[0]);
+  await expect(panel.getByTestId('share-fingerprint')).toHaveText(lan.fingerprint);
+  await expect(panel.getByRole('img', { name: `QR code for ${lan.https_urls[0]}` })).toBeVisible();
+  await expect(panel.getByRole('img', { name: `QR code for ${lan.authority_urls[0]}` })).toBeVisible();
+  await expect(panel.getByRole('heading', { name: 'Android' })).toBeVisible();
+  await expect(panel.getByRole('heading', { name: 'iPhone and iPad' })).toBeVisible();
+  // The authority's QR code leads to the certificate whose fingerprint the panel shows.
+  const authority = await page.request.get(lan.authority_urls[0].replace(/\/\/[^/]+/, `//127.0.0.1:${port()}`));
+  expect(authority.headers()['content-type']).toBe('application/x-x509-ca-cert');
+  expect(new crypto.X509Certificate(await authority.text()).fingerprint256).toBe(lan.fingerprint);
+  await new ConsolePage(page).screenshot('console-share');
 });
 
 test('stop sharing: HTTPS goes away, loopback keeps working', async ({ page }) => {

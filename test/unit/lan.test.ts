@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -6,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ensureCertificate, lanAddresses, LanShare, plainHttpGate } from '../../server/lan';
+import { lanAddresses, LanIdentity, plainHttpGate } from '../../server/lan';
+import { ensureAuthority, ensureCertificate, issueCertificate } from '../../server/lan-certificates';
 import { TestServer } from '../helpers/server';
 import { MSG } from '../../core/messages';
 
@@ -24,55 +26,181 @@ function httpsGet(url: string): Promise<{ status: number; fingerprint: string; h
   });
 }
 
-describe('ensureCertificate', () => {
-  it('makes the certificate beside the database once and keeps it', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-cert-'));
+/** A fresh folder for one test's certificate files. */
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-cert-'));
+}
+
+const FINGERPRINT = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
+
+describe('ensureAuthority', () => {
+  it('makes the authority beside the database once, 0600, and keeps it', async () => {
+    const dir = tempDir();
     try {
-      const first = await ensureCertificate(path.join(dir, 'data', 'doorlist.sqlite'));
-      assert.equal(first.certPath, path.join(dir, 'data', 'doorlist-https.crt'));
-      assert.ok(fs.existsSync(path.join(dir, 'data', 'doorlist-https.key')));
-      assert.match(first.fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-      const second = await ensureCertificate(path.join(dir, 'data', 'doorlist.sqlite'));
-      assert.equal(second.fingerprint, first.fingerprint);
-      for (const file of ['doorlist-https.crt', 'doorlist-https.key']) assert.equal(fs.statSync(path.join(dir, 'data', file)).mode & 0o777, 0o600, file);
+      const first = await ensureAuthority(dir);
+      assert.match(first.fingerprint, FINGERPRINT);
+      const ca = new crypto.X509Certificate(first.cert);
+      assert.equal(ca.ca, true);
+      assert.equal(ca.fingerprint256, first.fingerprint);
+      assert.equal((await ensureAuthority(dir)).fingerprint, first.fingerprint);
+      for (const file of ['doorlist-ca.crt', 'doorlist-ca.key']) assert.equal(fs.statSync(path.join(dir, file)).mode & 0o777, 0o600, file);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
+describe('ensureCertificate', () => {
+  it('issues the LAN certificate from the authority for every name, and keeps it while it fits', async () => {
+    const dir = tempDir();
+    try {
+      const authority = await ensureAuthority(dir);
+      const names = { ips: ['127.0.0.1', '10.213.0.1'], dns: ['localhost'] };
+      const first = await ensureCertificate(dir, authority, names);
+      const leaf = new crypto.X509Certificate(first.chain);
+      assert.equal(leaf.checkIssued(new crypto.X509Certificate(authority.cert)), true);
+      assert.equal(leaf.verify(new crypto.X509Certificate(authority.cert).publicKey), true);
+      assert.equal(leaf.subjectAltName, 'DNS:localhost, IP Address:127.0.0.1, IP Address:10.213.0.1');
+      assert.equal(leaf.fingerprint256, first.fingerprint);
+      assert.ok(first.chain.endsWith(`${authority.cert.trim()}\n`), 'the chain ends with the authority');
+      for (const file of ['doorlist-https.crt', 'doorlist-https.key']) assert.equal(fs.statSync(path.join(dir, file)).mode & 0o777, 0o600, file);
+
+      assert.equal((await ensureCertificate(dir, authority, { ips: ['10.213.0.1'], dns: [] })).fingerprint, first.fingerprint, 'fewer names still fit');
+      const moved = await ensureCertificate(dir, authority, { ips: ['127.0.0.1', '10.213.5.9'], dns: ['localhost'] });
+      assert.notEqual(moved.fingerprint, first.fingerprint);
+      assert.deepEqual(moved.ips, ['127.0.0.1', '10.213.5.9']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('replaces a certificate of another issuer (an earlier self-signed one) or with a key that is not its own', async () => {
+    const dir = tempDir();
+    try {
+      const names = { ips: ['127.0.0.1'], dns: ['localhost'] };
+      const other = await ensureAuthority(path.join(dir, 'other'));
+      const stale = await issueCertificate(other, names);
+      fs.writeFileSync(path.join(dir, 'doorlist-https.crt'), stale.cert, { mode: 0o644 });
+      fs.writeFileSync(path.join(dir, 'doorlist-https.key'), stale.key);
+      const authority = await ensureAuthority(dir);
+      const mine = await ensureCertificate(dir, authority, names);
+      assert.equal(new crypto.X509Certificate(mine.chain).checkIssued(new crypto.X509Certificate(authority.cert)), true);
+
+      fs.writeFileSync(path.join(dir, 'doorlist-https.key'), (await issueCertificate(authority, names)).key);
+      const again = await ensureCertificate(dir, authority, names);
+      assert.notEqual(again.fingerprint, mine.fingerprint);
+      assert.equal(new crypto.X509Certificate(again.chain).checkPrivateKey(crypto.createPrivateKey(again.key)), true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LanIdentity', () => {
+  it('gives an address that came after the start a new certificate from the same authority', async (t) => {
+    const dir = tempDir();
+    try {
+      const identity = new LanIdentity(path.join(dir, 'doorlist.sqlite'));
+      const before = await identity.certificate();
+      assert.equal(await identity.certificate(), before, 'the same while no address came');
+      const joined: os.NetworkInterfaceInfo = { address: '10.213.77.5', netmask: '255.255.255.0', family: 'IPv4', mac: '02:00:00:00:00:01', internal: false, cidr: '10.213.77.5/24' };
+      const real = os.networkInterfaces();
+      t.mock.method(os, 'networkInterfaces', () => ({ ...real, wlan9: [joined] }));
+      const after = await identity.certificate();
+      assert.notEqual(after.fingerprint, before.fingerprint);
+      assert.ok(after.ips.includes('10.213.77.5'));
+      assert.equal(after.chain.endsWith(`${(await identity.authority()).cert.trim()}\n`), true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** GET over HTTPS trusting only `ca` (the laptop's authority). */
+function httpsGetTrusting(url: string, ca?: string): Promise<{ status: number; authorized: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { ca }, (res) => {
+      const authorized = (res.socket as import('node:tls').TLSSocket).authorized;
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, authorized }));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** A rebind closes the test's kept-alive connection; fetch may try that socket once before it sees it closed. */
+async function getAfterRebind(server: TestServer, pathName: string) {
+  return server.get(pathName).catch(() => server.get(pathName));
+}
+
 describe('LanShare', () => {
   let server: TestServer;
   before(async () => {
-    server = await TestServer.start();
+    // The certificates go into the test's folder (with DOORLIST_TEST_PG the database is a URL).
+    server = await TestServer.start({ httpsPort: 0 });
   });
   after(() => server.stop());
 
   it('rebinds to every interface with HTTPS on start and back to loopback only on stop', async () => {
-    // The certificate goes into the test's folder (with DOORLIST_TEST_PG the database is a URL).
-    const share = new LanShare(server.running, { dbPath: path.join(server.dir, 'doorlist.sqlite'), httpsPort: 0 });
+    const share = server.running.lan;
     assert.equal(share.sharing, false);
     const on = await share.start();
     assert.equal((server.running.server.address() as AddressInfo).address, '0.0.0.0');
     assert.equal(on.sharing, true);
     assert.equal(on.httpsUrls.length > 0, true);
     assert.deepEqual(on.httpUrls, [], 'plain HTTP is not offered to other devices');
+    assert.deepEqual(on.authorityUrls, lanAddresses().map((ip) => `http://${ip}:${server.running.port}/ca.crt`));
     const httpsPort = Number(new URL(on.httpsUrls[0]).port);
     const answer = await httpsGet(`https://127.0.0.1:${httpsPort}/api/v1/events`);
     assert.equal(answer.status, 401);
-    assert.equal(answer.fingerprint, on.fingerprint);
-    assert.equal((await server.get('/events')).status, 200);
+    assert.equal(answer.fingerprint, on.certificateFingerprint);
+    assert.equal(on.fingerprint, (await share.identity.authority()).fingerprint);
+    assert.equal((await getAfterRebind(server, '/events')).status, 200);
+
+    const lan = await server.get('/lan');
+    assert.deepEqual(lan.body, {
+      sharing: true,
+      https_urls: on.httpsUrls,
+      http_urls: [],
+      authority_urls: on.authorityUrls,
+      fingerprint: on.fingerprint,
+      certificate_fingerprint: on.certificateFingerprint,
+    });
 
     const off = await share.stop();
-    assert.deepEqual(off, { sharing: false, httpUrls: [`http://127.0.0.1:${server.running.port}`], httpsUrls: [], fingerprint: undefined });
+    assert.deepEqual(off, { sharing: false, httpUrls: [`http://127.0.0.1:${server.running.port}`], httpsUrls: [], authorityUrls: [], fingerprint: undefined, certificateFingerprint: undefined });
     assert.equal((server.running.server.address() as AddressInfo).address, '127.0.0.1');
     await assert.rejects(httpsGet(`https://127.0.0.1:${httpsPort}/`));
-    assert.equal((await server.get('/events')).status, 200);
+    assert.equal((await getAfterRebind(server, '/events')).status, 200);
+  });
+
+  it('GET /api/v1/lan needs a token', async () => {
+    assert.equal((await server.request('GET', '/lan', { token: null })).status, 401);
+  });
+});
+
+describe('GET /ca.crt', () => {
+  it('serves the authority without a token, and with it as the only trust HTTPS connects', async () => {
+    const server = await TestServer.start({ httpsPort: 0 });
+    try {
+      const on = await server.running.lan.start();
+      const res = await fetch(`http://127.0.0.1:${server.running.port}/ca.crt`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'application/x-x509-ca-cert');
+      const pem = await res.text();
+      assert.equal(new crypto.X509Certificate(pem).fingerprint256, on.fingerprint);
+      const httpsPort = Number(new URL(on.httpsUrls[0]).port);
+      assert.deepEqual(await httpsGetTrusting(`https://127.0.0.1:${httpsPort}/api/v1/events`, pem), { status: 401, authorized: true });
+      // Trusting nothing but Node's own roots, the same connection is refused.
+      await assert.rejects(httpsGetTrusting(`https://127.0.0.1:${httpsPort}/api/v1/events`), /self[- ]signed|unable to (get|verify)/i);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
 describe('npm run serve with DOORLIST_HOST=0.0.0.0', () => {
-  it('prints the HTTPS address and fingerprint and answers over HTTPS', async () => {
+  it('prints the HTTPS address, the authority and its fingerprint, and answers over HTTPS', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-lan-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
       cwd: ROOT,
@@ -88,11 +216,12 @@ describe('npm run serve with DOORLIST_HOST=0.0.0.0', () => {
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
       });
-      const match = /^Doorlist HTTPS on https:\/\/[\d.]+:(\d+)(?: \S+)* \(certificate SHA-256 ([0-9A-F:]{95})\)$/.exec(line);
+      const match = /^Doorlist HTTPS on https:\/\/[\d.]+:(\d+)(?: \S+)* \(authority SHA-256 ([0-9A-F:]{95}), trusted once from (\S+)\)$/.exec(line);
       assert.ok(match, line);
       const answer = await httpsGet(`https://127.0.0.1:${match[1]}/api/v1/events`);
       assert.equal(answer.status, 401);
-      assert.equal(answer.fingerprint, match[2]);
+      const authority = await fetch(match[3]);
+      assert.equal(new crypto.X509Certificate(await authority.text()).fingerprint256, match[2]);
       assert.ok(fs.existsSync(path.join(dir, 'doorlist-https.crt')));
     } finally {
       child.kill('SIGTERM');
@@ -110,7 +239,7 @@ describe('plain HTTP while sharing on the LAN (a real server bound to every inte
   let plain: string;
   before(async () => {
     server = await TestServer.start({ host: '0.0.0.0', httpsPort: 0 });
-    httpsPort = server.running.https!.port;
+    httpsPort = server.running.lan.https!.port;
     plain = `http://${LAN_ADDRESS}:${server.running.port}`;
   });
   after(() => server.stop());

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
-import { desktop, type ShareInfo } from '../desktop';
+import { desktop } from '../desktop';
 import { useEventSetup } from '../door/use-event-setup';
 import { useGuestCopy } from '../door/use-guest-copy';
 import { useDoorSync } from '../door/use-door-sync';
@@ -9,6 +9,8 @@ import { useDoorKeys, useReaderWhileDialogOpen } from '../door/use-keys';
 import { useInterval, useLiveStats } from '../door/use-live-stats';
 import { useNfc } from '../door/use-nfc';
 import { useOfflineQueue } from '../door/use-offline-queue';
+import { useReachable } from '../door/use-reachable';
+import { useLeaveGuard } from '../app-shell';
 import { useScanLog, undoable, type LogEntry } from '../door/use-scan-log';
 import { useScanPipeline } from '../door/use-scan-pipeline';
 import { useKioskLock, useStationSettings } from '../door/use-station-settings';
@@ -44,11 +46,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
   const { t } = useTranslation('door');
   const { settings, save: saveSettings, setSound } = useStationSettings();
   const setup = useEventSetup(api, event, onChangeEvent);
-  const [online, setOnline] = useState(true);
+  const [online, setOnline] = useReachable();
   const [direction, setDirection] = useState<Direction>('in');
   const [panel, setPanel] = useState<Panel>('none');
   const [confirmUndo, setConfirmUndo] = useState<LogEntry>();
-  const [shareInfo, setShareInfo] = useState<ShareInfo>();
   const [cameraOn, setCameraOn] = useState(false);
   const hasCamera = useHasCamera();
   // On touch screens the field keeps the focus without calling up the on-screen keyboard
@@ -84,6 +85,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     forgetStats: live.forget,
     queue,
   });
+
+  useLeaveGuard(!online || queue.pending > 0);
 
   // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
   // include them (this station had counted them already).
@@ -174,13 +177,10 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
 
   useEffect(
     () =>
-      desktop?.onMenu((action, payload) => {
+      desktop?.onMenu((action) => {
         if (action === 'export-event') open('export');
         else if (action === 'import-event') open('import');
-        else if (action === 'share-info') {
-          setShareInfo(payload as ShareInfo);
-          open('share');
-        }
+        else if (action === 'share-info') open('share');
       }),
     [open],
   );
@@ -372,7 +372,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       {panel === 'export' && <EventFilePanel api={api} mode="export" eventId={event.id} eventName={event.name} onClose={closePanel} />}
       {panel === 'import' && <EventFilePanel api={api} mode="import" onClose={closePanel} />}
       {panel === 'sync-doubles' && sync && <SyncDoublesPanel status={sync} timezone={setup.timezone} onClose={closePanel} />}
-      {panel === 'share' && shareInfo && <SharePanel info={shareInfo} onClose={closePanel} />}
+      {panel === 'share' && <SharePanel api={api} onClose={closePanel} />}
       {confirmUndo && (
         <UndoConfirm
           entry={confirmUndo}

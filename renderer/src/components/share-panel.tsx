@@ -1,47 +1,144 @@
-import type { ShareInfo } from '../desktop';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import QRCode from 'qrcode';
+import { OfflineError, type Api } from '../api';
+import type { LanStateRecord as LanState } from '../console/wire';
 import { Dialog } from './dialog';
 
+const POLL_MS = 5000;
+
+/** GET /lan, read again while shown: sharing may start from the desktop menu, an address may change. */
+function useLanState(api: Api): LanState | 'unreachable' | undefined {
+  const [state, setState] = useState<LanState | 'unreachable'>();
+  useEffect(() => {
+    let live = true;
+    const read = () =>
+      api.request<LanState>('GET', '/lan').then(
+        (answer) => live && answer.status === 200 && setState(answer.body),
+        (err: unknown) => live && err instanceof OfflineError && setState('unreachable'),
+      );
+    void read();
+    const timer = setInterval(read, POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [api]);
+  return state;
+}
+
+/** A QR code of `text`, as an image the page can show (made here: the laptop may have no internet). */
+function QrCode({ text, label }: { text: string; label: string }) {
+  const [src, setSrc] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    QRCode.toDataURL(text, { margin: 1, width: 220 }).then(
+      (url) => live && setSrc(url),
+      () => live && setSrc(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [text]);
+  return src ? <img src={src} alt={label} width={220} height={220} /> : null;
+}
+
 /**
- * The desktop app's LAN sharing: the HTTPS address (text and QR code) to open on phones and
- * the certificate fingerprint to expect. Plain HTTP appears only where the laptop allows it.
+ * Sharing on the LAN, for the console and the desktop menu alike: the HTTPS address to open on
+ * phones, the laptop's authority to trust once (QR code, fingerprint, steps for Android and
+ * iOS), and the certificate served now, as a browser's warning would show it.
  */
-export function SharePanel({ info, onClose }: { info: ShareInfo; onClose: () => void }) {
+export function ShareDetails({ api }: { api: Api }) {
+  const { t } = useTranslation('lan');
+  const state = useLanState(api);
+  if (state === undefined) return null;
+  if (state === 'unreachable') return <p className="error">{t('unreachable')}</p>;
+  if (!state.sharing) return <p data-testid="share-off">{t('notSharing')}</p>;
+  const address = state.https_urls[0];
+  const authority = state.authority_urls[0];
   return (
-    <Dialog title={info.sharing ? 'Sharing on the LAN' : 'Not sharing'} onClose={onClose} wide>
-      {info.sharing ? (
-        <div className="share">
-          {info.httpsUrls[0] && (
-            <figure>
-              {info.httpsQr && <img src={info.httpsQr} alt={`QR code for ${info.httpsUrls[0]}`} width={220} height={220} />}
-              <figcaption>
-                <strong>Secure (camera and NFC):</strong>
-                {info.httpsUrls.map((u) => (
-                  <code key={u}>{u}</code>
-                ))}
-              </figcaption>
-            </figure>
-          )}
-          {info.httpUrls[0] && (
-            <figure>
-              {info.httpQr && <img src={info.httpQr} alt={`QR code for ${info.httpUrls[0]}`} width={220} height={220} />}
-              <figcaption>
-                <strong>Plain HTTP (allowed by DOORLIST_LAN_HTTP=1 for old clients; no camera, sent in clear):</strong>
-                {info.httpUrls.map((u) => (
-                  <code key={u}>{u}</code>
-                ))}
-              </figcaption>
-            </figure>
-          )}
-          {info.fingerprint && (
-            <p className="fingerprint">
-              The browser will warn about the certificate. Accept it only if it shows this SHA-256 fingerprint:
-              <code>{info.fingerprint}</code>
-            </p>
-          )}
-        </div>
-      ) : (
-        <p>This laptop serves only itself. Use “Share on the LAN” in the menu to let phones and other laptops in.</p>
+    <div className="share" data-testid="share-details">
+      {address && (
+        <figure>
+          <QrCode text={address} label={t('addressQr', { url: address })} />
+          <figcaption>
+            <strong>{t('address')}</strong>
+            {state.https_urls.map((url) => (
+              <code key={url}>{url}</code>
+            ))}
+          </figcaption>
+        </figure>
       )}
+      {authority && (
+        <figure>
+          <QrCode text={authority} label={t('authorityQr', { url: authority })} />
+          <figcaption>
+            <strong>{t('authority')}</strong>
+            <code>{authority}</code>
+          </figcaption>
+        </figure>
+      )}
+      {state.fingerprint && (
+        <p className="fingerprint">
+          {t('fingerprint')}
+          <code data-testid="share-fingerprint">{state.fingerprint}</code>
+        </p>
+      )}
+      <div className="trust-steps">
+        <section>
+          <h3>{t('android.title')}</h3>
+          <ol>
+            <li>{t('android.download')}</li>
+            <li>{t('android.install')}</li>
+            <li>{t('android.open')}</li>
+          </ol>
+        </section>
+        <section>
+          <h3>{t('ios.title')}</h3>
+          <ol>
+            <li>{t('ios.download')}</li>
+            <li>{t('ios.install')}</li>
+            <li>{t('ios.trust')}</li>
+            <li>{t('ios.open')}</li>
+          </ol>
+        </section>
+      </div>
+      {state.http_urls.length > 0 && (
+        <p className="muted">
+          {t('plainHttp')}
+          {state.http_urls.map((url) => (
+            <code key={url}>{url}</code>
+          ))}
+        </p>
+      )}
+      {state.certificate_fingerprint && (
+        <p className="muted fingerprint">
+          {t('certificateFingerprint')}
+          <code>{state.certificate_fingerprint}</code>
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The same, over the door screen, when the desktop menu asks for it. */
+export function SharePanel({ api, onClose }: { api: Api; onClose: () => void }) {
+  const { t } = useTranslation('lan');
+  return (
+    <Dialog title={t('title')} onClose={onClose} wide>
+      <ShareDetails api={api} />
     </Dialog>
+  );
+}
+
+/** The console's page for it. */
+export function SharePage({ api }: { api: Api }) {
+  const { t } = useTranslation('lan');
+  return (
+    <section className="share-page" aria-labelledby="share-title">
+      <h1 id="share-title">{t('title')}</h1>
+      <p className="muted">{t('intro')}</p>
+      <ShareDetails api={api} />
+    </section>
   );
 }

@@ -14,16 +14,20 @@ export function useNow(): number {
   return now;
 }
 
-/** The chip's words: how long since the central server was last heard, or why it is not. */
+/**
+ * The chip's words: how long since the central server was last heard and what waits to be
+ * sent, or why it is not heard (the sync's own cause: plain HTTP, certificate, key, silence).
+ */
 function useSyncLine(status: SyncStatus): string {
   const { t } = useTranslation('door');
   const now = useNow();
   if (status.state === 'offline') return t('sync.offline', { count: status.pending });
-  if (status.state === 'error') return t('sync.stopped');
-  if (!status.last_pull_at) return t('sync.never');
+  if (status.state === 'error') return status.error ? t('sync.stoppedWhy', { error: status.error }) : t('sync.stopped');
+  const waiting = status.pending > 0 ? ` · ${t('sync.pending', { count: status.pending })}` : '';
+  if (!status.last_pull_at) return t('sync.never') + waiting;
   // A station's clock a little ahead of the server's would say "in 2 s": never below zero.
   const seconds = Math.max(0, Math.round((now - utcInstant(status.last_pull_at).getTime()) / 1000));
-  return seconds < 120 ? t('sync.secondsAgo', { count: seconds }) : t('sync.minutesAgo', { count: Math.floor(seconds / 60) });
+  return (seconds < 120 ? t('sync.secondsAgo', { count: seconds }) : t('sync.minutesAgo', { count: Math.floor(seconds / 60) })) + waiting;
 }
 
 /**
@@ -38,16 +42,19 @@ export function SyncChip({ status, onDoubles }: { status: SyncStatus; onDoubles:
   const explained =
     status.state === 'ok' ? t('sync.okTitle') : status.state === 'offline' ? t('sync.offlineTitle') : t('sync.stoppedTitle', { error: status.error ?? '' });
   // A phone's top bar has room for a word or a count, not the sentence.
-  const short = status.state === 'offline' ? t('sync.offlineShort', { count: status.pending }) : status.state === 'ok' ? t('sync.okShort') : undefined;
+  const short =
+    status.state === 'offline' || (status.state === 'ok' && status.pending > 0)
+      ? t('sync.offlineShort', { count: status.pending })
+      : status.state === 'ok'
+        ? t('sync.okShort')
+        : t('sync.stopped');
   return (
     <>
-      <span className={`sync-chip sync-${status.state}${short ? ' has-short' : ''}`} data-testid="sync-state" data-state={status.state} title={explained}>
+      <span className={`sync-chip sync-${status.state} has-short`} data-testid="sync-state" data-state={status.state} data-pending={status.pending} title={explained}>
         <span className="sync-long">{line}</span>
-        {short && (
-          <span className="sync-short" aria-hidden="true">
-            {short}
-          </span>
-        )}
+        <span className="sync-short" aria-hidden="true">
+          {short}
+        </span>
         {status.state !== 'ok' && <span className="sr-only"> {explained}</span>}
       </span>
       {doubles > 0 && (

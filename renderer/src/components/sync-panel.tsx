@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useReducer, useState, type FormEvent, type ReactElement } from 'react';
+import { useCallback, useEffect, useReducer, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { detailOf, listAll, OfflineError, type Api } from '../api';
+import { detailOf, OfflineError, type Api } from '../api';
 import { formatTime, utcInstant } from '../i18n/format';
 import type { SyncStatus } from '../types';
 import { useNow } from './sync-chip';
+import { FollowPanel } from './follow-panel';
 
 const POLL_MS = 2000;
 
@@ -32,13 +33,6 @@ function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => 
     };
   }, [api, eventId, round]);
   return [followed, bump];
-}
-
-interface FollowForm {
-  url: string;
-  key: string;
-  event_id: string;
-  group_id: string;
 }
 
 /**
@@ -82,15 +76,12 @@ export function SyncPanel({ api, eventId, onFollowed }: { api: Api; eventId?: nu
         </>
       )}
       {followed.kind === 'none' && (
-        <FollowForm
+        <FollowPanel
           api={api}
-          busy={busy}
-          setBusy={setBusy}
           onFollowed={(id) => {
             refresh();
             onFollowed?.(id);
           }}
-          setError={setError}
         />
       )}
       {error && (
@@ -119,7 +110,8 @@ function SyncState({ status }: { status: SyncStatus }) {
   return (
     <div className={`sync-state sync-${status.state}`} role="status">
       <strong>{line}</strong>
-      <span className="muted">{t('upstream', { url: status.url, event: status.remote_event_id })}</span>
+      <span className="muted">{t('upstream', { url: status.url })}</span>
+      {status.fingerprint && <span className="muted">{t('pinned', { fingerprint: status.fingerprint })}</span>}
       {status.state === 'ok' && status.pending > 0 && <span>{t('sending', { pending: status.pending })}</span>}
       {status.state !== 'ok' && <span>{t('worksAlone')}</span>}
     </div>
@@ -146,87 +138,5 @@ function DoubleAdmissions({ status }: { status: SyncStatus }) {
         ))}
       </ul>
     </div>
-  );
-}
-
-function FollowForm(props: {
-  api: Api;
-  busy: boolean;
-  setBusy: (busy: boolean) => void;
-  setError: (error: string | undefined) => void;
-  onFollowed: (eventId: number) => void;
-}) {
-  const { api, busy, setBusy, setError, onFollowed } = props;
-  const { t } = useTranslation('sync');
-  const [form, setForm] = useState<FollowForm>({ url: '', key: '', event_id: '', group_id: '' });
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string[]>>({});
-  const [groups, setGroups] = useState<{ id: number; name: string }[]>([]);
-
-  // A new event lands in a group here: an API key's own, else the one picked.
-  useEffect(() => {
-    listAll<{ id: number; name: string }>(api, '/groups')
-      .then((list) => {
-        setGroups(list);
-        if (list[0]) setForm((f) => ({ ...f, group_id: f.group_id || String(list[0].id) }));
-      })
-      .catch(() => undefined);
-  }, [api]);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setFieldErrors({});
-    try {
-      const body = { url: form.url.trim(), key: form.key.trim(), event_id: Number(form.event_id), ...(form.group_id ? { group_id: Number(form.group_id) } : {}) };
-      const answer = await api.request<{ event_id: number } & Record<string, string[]>>('POST', '/sync', body);
-      if (answer.status === 201) {
-        setForm({ url: '', key: '', event_id: '', group_id: form.group_id });
-        onFollowed(answer.body.event_id);
-      } else if (answer.status === 400 && !('detail' in answer.body)) setFieldErrors(answer.body);
-      else setError(detailOf(answer.body) ?? t('failed', { status: answer.status }));
-    } catch (err) {
-      setError(err instanceof OfflineError ? t('serverUnreachable') : (err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const field = (name: keyof FollowForm, label: string, input: ReactElement) => (
-    <label>
-      {label}
-      {input}
-      {fieldErrors[name]?.map((message) => (
-        <span key={message} className="field-error">
-          {message}
-        </span>
-      ))}
-    </label>
-  );
-  const set = (name: keyof FollowForm) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [name]: e.target.value }));
-
-  return (
-    <form className="form" onSubmit={submit}>
-      <p>{t('intro')}</p>
-      {field('url', t('url'), <input name="url" type="url" required placeholder="https://central.example:8788/api/v1" value={form.url} onChange={set('url')} />)}
-      {field('key', t('key'), <input name="key" type="password" required autoComplete="off" value={form.key} onChange={set('key')} />)}
-      {field('event_id', t('eventId'), <input name="event_id" type="number" min={1} required value={form.event_id} onChange={set('event_id')} />)}
-      {groups.length > 0 &&
-        field(
-          'group_id',
-          t('group'),
-          <select name="group_id" value={form.group_id} onChange={set('group_id')}>
-            {groups.map((g) => (
-              <option key={g.id} value={g.id}>
-                {g.name}
-              </option>
-            ))}
-          </select>,
-        )}
-      <p className="muted">{t('keyStaysHere')}</p>
-      <button type="submit" className="primary" disabled={busy}>
-        {busy ? t('following') : t('follow')}
-      </button>
-    </form>
   );
 }

@@ -6,7 +6,7 @@ import { Dialog } from '../components/dialog';
 import { FormFooter, SelectField, TextField, useServerForm } from './forms';
 import { consoleHref } from './route';
 import { useList } from './use-list';
-import type { ApiKeyRecord, GroupRecord, Role, UserRecord } from './wire';
+import type { ApiKeyRecord, GroupRecord, LanStateRecord, Role, UserRecord } from './wire';
 
 const ROLES: Role[] = ['manager', 'door'];
 
@@ -16,10 +16,25 @@ function phoneAddress(): string {
   return hostname === 'localhost' || hostname.startsWith('127.') || hostname === '[::1]' ? '' : origin;
 }
 
+/** The laptop's HTTPS address for phones while it shares the LAN (GET /lan), to start the field with. */
+function useSharedAddress(api: Api, setAddress: (update: (current: string) => string) => void): void {
+  useEffect(() => {
+    let live = true;
+    api.request<LanStateRecord>('GET', '/lan').then(
+      (answer) => live && answer.status === 200 && answer.body.https_urls[0] && setAddress((current) => current || answer.body.https_urls[0]),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, setAddress]);
+}
+
 /** A new key, shown this once, with a QR code that signs a phone straight in to the door screen. */
-function NewKey({ apiKey, onClose }: { apiKey: { name: string; key: string; role?: Role }; onClose: () => void }) {
+function NewKey({ api, apiKey, onClose }: { api: Api; apiKey: { name: string; key: string; role?: Role }; onClose: () => void }) {
   const { t } = useTranslation('console');
   const [address, setAddress] = useState(phoneAddress);
+  useSharedAddress(api, setAddress);
   const [qr, setQr] = useState<string>();
   const link = address ? `${address.replace(/\/+$/, '')}/#key=${encodeURIComponent(apiKey.key)}` : '';
   useEffect(() => {
@@ -89,7 +104,7 @@ function KeysSection({ api, groupId }: { api: Api; groupId: number }) {
         <SelectField form={form} name="role" label={t('access.role')} options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))} />
         <FormFooter error={formError} busy={form.formState.isSubmitting} submitLabel={t('access.newKey')} />
       </form>
-      {shown && <NewKey apiKey={shown} onClose={() => setShown(undefined)} />}
+      {shown && <NewKey api={api} apiKey={shown} onClose={() => setShown(undefined)} />}
     </section>
   );
 }

@@ -8,8 +8,9 @@ import { EventPage } from './event-page';
 import { EventsPage } from './events-page';
 import { GroupsPage } from './groups-page';
 import { consoleHref } from './route';
+import { SharePage } from '../components/share-panel';
 
-const PAGES = ['groups', 'events', 'access'] as const;
+const PAGES = ['groups', 'events', 'access', 'share'] as const;
 
 /**
  * The organiser's console: groups, events and everything under them, keys and users. `path` is
@@ -24,6 +25,7 @@ export function ConsoleApp({ api, caller, path, onSignOut, onOpenDoor }: { api: 
   if (page === 'events' && id === 'group') content = <EventsPage api={api} groupId={number(sub)} />;
   else if (page === 'events' && number(id)) content = <EventPage key={id} api={api} eventId={number(id)!} tab={sub} onOpenDoor={onOpenDoor} />;
   else if (page === 'events') content = <EventsPage api={api} />;
+  else if (page === 'share') content = <SharePage api={api} />;
   else if (page === 'access' && caller.manages_access) content = <AccessPage api={api} groupId={number(id) ?? caller.group_id ?? undefined} />;
   else content = <GroupsPage api={api} caller={caller} />;
 

@@ -16,6 +16,7 @@ import type { Checkin } from '../../../server/schemas/checkins';
 import type { ApiKey } from '../../../server/schemas/auth';
 import type { User } from '../../../server/schemas/users';
 import type { GuestsCsvImportResult } from '../../../server/schemas/guests-csv';
+import type { LanState } from '../../../server/schemas/lan';
 
 export type GroupRecord = z.output<typeof Group>;
 export type EventRecord = z.output<typeof Event>;
@@ -28,6 +29,7 @@ export type PromotionCodeRecord = z.output<typeof PromotionCode>;
 export type GuestRecord = z.output<typeof Guest>;
 export type CheckinRecord = z.output<typeof Checkin>;
 export type ApiKeyRecord = z.output<typeof ApiKey>;
+export type LanStateRecord = z.output<typeof LanState>;
 export type UserRecord = z.output<typeof User>;
 export type CsvImportResult = z.output<typeof GuestsCsvImportResult>;
 

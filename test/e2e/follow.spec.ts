@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { DoorServer } from './door-server';
+import { CONSOLE_SCREENSHOTS } from './pages/console-page';
+import { seedEvent, type Seed } from './seed';
+
+// Issue 37: a laptop follows another over the LAN's HTTPS by comparing fingerprints, and picks
+// the event by name. The box office shares as its menu does; the side door's console follows it.
+
+let boxOffice: DoorServer;
+let sideDoor: DoorServer;
+let seed: Seed;
+let key: string;
+let address: string;
+let fingerprint: string;
+
+/** The panel at 1280x800 and on a phone, scrolled into view, for the docs; the caller looks at them. */
+async function screenshot(page: Page, panel: Locator, name: string): Promise<void> {
+  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
+  for (const [suffix, size] of [['', { width: 1280, height: 800 }], ['-phone', { width: 390, height: 844 }]] as const) {
+    await page.setViewportSize(size);
+    await panel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}${suffix}.png`), animations: 'disabled' });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The side door's console, signed in as its administrator, on Events (where following starts). */
+async function openEvents(page: Page): Promise<void> {
+  await page.goto(`${sideDoor.url}/`);
+  await page.evaluate((token) => localStorage.setItem('doorlist.token', token), sideDoor.adminToken);
+  await page.goto(`${sideDoor.url}/#/console/events`);
+  await page.reload();
+}
+
+test.beforeAll(async () => {
+  [boxOffice, sideDoor] = await Promise.all([DoorServer.start(), DoorServer.start()]);
+  seed = await seedEvent(boxOffice, 'Harbour Lights');
+  await boxOffice.must(201, 'POST', '/events', { name: 'Winter Market', starts: '2026-12-12T10:00', ends: '2026-12-12T18:00', timezone: 'Europe/Amsterdam', group_id: seed.groupId });
+  key = (await boxOffice.must<{ key: string }>(201, 'POST', `/groups/${seed.groupId}/api_keys`, { name: 'Side door laptop', role: 'door' })).key;
+  const shared = await boxOffice.share();
+  // What staff read off the box office's share panel; its certificate names loopback too.
+  address = `https://127.0.0.1:${shared.httpsPort}`;
+  fingerprint = shared.fingerprint!;
+});
+
+test.afterAll(async () => {
+  await sideDoor?.dispose();
+  await boxOffice?.dispose();
+});
+
+test('the follow panel: address and key, the fingerprint to compare, then the upstream events by name; the picked one is followed', async ({ page }) => {
+  await openEvents(page);
+  const panel = page.getByTestId('follow-panel');
+  await expect(panel).toHaveAttribute('data-step', 'address');
+  await expect(panel).not.toContainText(/event number/i);
+  await panel.getByLabel(/^Address of the central Doorlist/).fill(address);
+  await panel.getByLabel('API key of the central server').fill(key);
+  await panel.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(panel).toHaveAttribute('data-step', 'compare');
+  await expect(panel.getByTestId('offered-fingerprint')).toHaveText(fingerprint);
+  await screenshot(page, panel, 'console-follow-compare');
+  await panel.getByRole('button', { name: 'They are the same' }).click();
+
+  await expect(panel).toHaveAttribute('data-step', 'pick');
+  const events = panel.getByRole('group', { name: 'Event to follow' });
+  await expect(events.getByRole('radio')).toHaveCount(2);
+  await expect(events).toContainText('Harbour Lights');
+  await expect(events).toContainText('Winter Market');
+  await screenshot(page, panel, 'console-follow-pick');
+  await events.getByRole('radio', { name: /Harbour Lights/ }).check();
+  await panel.getByRole('button', { name: 'Follow' }).click();
+
+  // The followed event opens on its file page; the sync names the upstream and the pinned fingerprint.
+  await expect(page).toHaveURL(/#\/console\/events\/\d+\/file$/);
+  const followed = Number(/events\/(\d+)\/file/.exec(page.url())![1]);
+  const status = await sideDoor.must<{ url: string; fingerprint: string; state: string }>(200, 'GET', `/events/${followed}/sync`);
+  expect(status.url).toBe(`${address}/api/v1`);
+  expect(status.fingerprint).toBe(fingerprint);
+  expect((await sideDoor.must<{ name: string }>(200, 'GET', `/events/${followed}`)).name).toBe('Harbour Lights');
+  expect((await sideDoor.must<{ count: number }>(200, 'GET', `/events/${followed}/guests`)).count).toBe(Object.keys(seed.guests).length);
+});
+
+test('fingerprints that differ follow nothing and say why', async ({ page }) => {
+  await openEvents(page);
+  const panel = page.getByTestId('follow-panel');
+  await panel.getByLabel(/^Address of the central Doorlist/).fill(address.replace('https://', ''));
+  await panel.getByLabel('API key of the central server').fill(key);
+  await panel.getByRole('button', { name: 'Continue' }).click();
+  await expect(panel.getByTestId('offered-fingerprint')).toHaveText(fingerprint);
+  await panel.getByRole('button', { name: 'They differ' }).click();
+  await expect(panel).toHaveAttribute('data-step', 'address');
+  await expect(panel.getByRole('alert')).toContainText('the fingerprints differ');
+});
