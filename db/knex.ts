@@ -4,7 +4,7 @@ import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations';
 import { dialectOf } from './dialect';
 import { connectionUsable, retireConnectionsAfterFaults } from './connection-faults';
-import { isPostgresUrl, postgresConfig, type PostgresOptions } from './dialect/postgres';
+import { isPostgresUrl, noteQueriesOnLostConnections, postgresConfig, type PostgresOptions } from './dialect/postgres';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -41,7 +41,11 @@ export interface DbOptions extends PostgresOptions {
  * name; anything else is a SQLite file.
  */
 export function createDb(setting: string, options: DbOptions = {}): Db {
-  if (isPostgresUrl(setting)) return knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
+  if (isPostgresUrl(setting)) {
+    const db = knex({ ...postgresConfig(setting, options), migrations: { migrationSource } });
+    noteQueriesOnLostConnections(db);
+    return db;
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(setting)?.[1].toLowerCase();
   if (scheme) throw new Error(`${scheme}:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL`);
   return createSqliteDb(setting, options.checkpointsBeside === true);

@@ -2,6 +2,20 @@ import type { Knex } from 'knex';
 import type { Client } from 'pg';
 import { markConnectionLost } from '../errors';
 
+/** knex's id of a connection, which its `query-error` event names too. */
+type KnexConnection = { __knexUid?: string };
+
+// Connections that reported their own death: a later statement on one (a transaction's
+// ROLLBACK) fails with pg's "not queryable", a new error that says nothing of the cause.
+const lostConnectionUids = new Set<string>();
+
+/** Counts a statement's failure on a connection that died as the connection's loss (503). */
+export function noteQueriesOnLostConnections(db: Knex): void {
+  db.on('query-error', (err: unknown, query: KnexConnection | undefined) => {
+    if (query?.__knexUid && lostConnectionUids.has(query.__knexUid)) markConnectionLost(err);
+  });
+}
+
 /** `postgres://` and `postgresql://` name a PostgreSQL database; anything else is a SQLite file. */
 export function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
@@ -77,10 +91,13 @@ export function postgresConfig(url: string, options: PostgresOptions = {}): Knex
     pool: {
       min: 0,
       max,
-      afterCreate(conn: Client, done: (err: Error | null, conn: Client) => void) {
+      afterCreate(conn: Client & KnexConnection, done: (err: Error | null, conn: Client) => void) {
         // The error a dying connection reports is the one its queries then fail with: remember
         // it, so the error handler answers 503 (the pool replaces the connection).
-        conn.on('error', markConnectionLost);
+        conn.on('error', (err) => {
+          markConnectionLost(err);
+          if (conn.__knexUid) lostConnectionUids.add(conn.__knexUid);
+        });
         done(null, conn);
       },
     },

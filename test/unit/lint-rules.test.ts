@@ -43,9 +43,9 @@ const probes: Probe[] = [
   },
   {
     rule: 'db-knows-no-http',
-    files: { [`db/${TAG}.ts`]: "import { HttpError } from '../server/errors';\nexport const probe = HttpError;\n" },
+    files: { [`db/${TAG}.ts`]: "import { HttpError } from '../server/http/errors';\nexport const probe = HttpError;\n" },
     from: `db/${TAG}.ts`,
-    to: 'server/errors.ts',
+    to: 'server/http/errors.ts',
   },
   {
     rule: 'db-knows-no-http',
