@@ -8,6 +8,7 @@ import { setTimeout } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
 import { exportEventToPath } from '../../server/event-file';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 
 const GUESTS = 20_000;
@@ -60,6 +61,7 @@ describe('an import interrupted by a crash', () => {
   let dir: string;
   let server: ServerProcess | undefined;
   let db: Db | undefined;
+  let database: TestDatabase | undefined;
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-import-crash-'));
   });
@@ -69,6 +71,7 @@ describe('an import interrupted by a crash', () => {
       await exited(server.child);
     }
     await db?.destroy();
+    await database?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -76,10 +79,12 @@ describe('an import interrupted by a crash', () => {
     const file = path.join(dir, 'crash.doorlist.gz');
     const uid = await writeEventFile(path.join(dir, 'origin.sqlite'), file);
     const body = fs.readFileSync(file);
-    const dbFile = path.join(dir, 'laptop.sqlite');
+    fs.mkdirSync(path.join(dir, 'laptop'));
+    // The laptop's database: a SQLite file, or PostgreSQL under DOORLIST_TEST_PG.
+    database = await createTestDatabase(path.join(dir, 'laptop'));
 
-    server = await startServeProcess({ DOORLIST_DB: dbFile });
-    db = createDb(dbFile);
+    server = await startServeProcess({ DOORLIST_DB: database.setting });
+    db = createDb(database.setting);
     const killed = server;
     // Its answer never comes: the process dies under it.
     const interrupted = importFile(killed, await signIn(killed.baseUrl), body).catch(() => undefined);
@@ -92,7 +97,7 @@ describe('an import interrupted by a crash', () => {
     assert.ok(left > 0 && left < GUESTS, `${left} guests left staged`);
     assert.equal((await db('events').where({ uid }).first()).importing_since === null, false);
 
-    server = await startServeProcess({ DOORLIST_DB: dbFile });
+    server = await startServeProcess({ DOORLIST_DB: database.setting });
     const started = Date.now();
     const res = await importFile(server, await signIn(server.baseUrl), body);
     const took = Date.now() - started;
