@@ -13,8 +13,14 @@ import { writeTransaction } from '../write-transaction';
 export type Row = Record<string, unknown>;
 
 const BATCH = 500;
-// An import abandoned this long ago (a crash, a killed process) is cleared by the next one.
-const ABANDONED_MS = 60 * 60 * 1000;
+/**
+ * A running import stamps its hidden event's `importing_since` this often (`keepImportAlive`),
+ * so the stamp tells a live import from one a crash or a killed process left behind, from any
+ * process on the database.
+ */
+export const IMPORT_HEARTBEAT_MS = 2000;
+// An import silent this long (five heartbeats missed) is taken for dead and cleared by the next one.
+const ABANDONED_MS = 10_000;
 
 export type ImportingEventRow = EventRow & { importing_since: string | null };
 
@@ -52,6 +58,44 @@ export async function insertHiddenEvent(db: Conn, fields: Omit<EventRow, 'id'>):
   return row.id;
 }
 
+/**
+ * Stamps the hidden event `id` now, every IMPORT_HEARTBEAT_MS until `stop`: one single-row
+ * UPDATE of its own (no transaction held open), queued behind the writes under way like any
+ * other, and the next one only once it has answered. `stop` waits for a stamp under way.
+ */
+export function keepImportAlive(db: Db, id: number): { stop: () => Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stamping: Promise<void> = Promise.resolve();
+  const beat = () => {
+    stamping = db('events')
+      .where({ id })
+      .whereNotNull('importing_since')
+      .update({ importing_since: nowIso() })
+      .then(
+        () => undefined,
+        // A stamp that failed (the database busy or going away) is retried by the next beat.
+        () => undefined,
+      )
+      .then(() => {
+        if (!stopped) schedule();
+      });
+  };
+  const schedule = () => {
+    timer = setTimeout(beat, IMPORT_HEARTBEAT_MS);
+    // A process with nothing else to do does not stay up for it.
+    timer.unref();
+  };
+  schedule();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await stamping;
+    },
+  };
+}
+
 /** Compare-and-set: answers false when the hidden event is gone (cleared as abandoned). */
 export async function revealEvent(db: Conn, id: number): Promise<boolean> {
   return (await db('events').where({ id }).whereNotNull('importing_since').update({ importing_since: null })) === 1;
@@ -73,7 +117,7 @@ export async function discardHiddenEvent(db: Db, id: number): Promise<void> {
   await db('events').where({ id }).whereNotNull('importing_since').delete();
 }
 
-/** Hidden events whose import began long ago and never finished. */
+/** Hidden events whose import stopped stamping them (a crash, a killed process). */
 export async function abandonedImports(db: Conn): Promise<number[]> {
   const before = new Date(Date.now() - ABANDONED_MS).toISOString();
   return (await db('events').whereNotNull('importing_since').where('importing_since', '<', before).pluck('id')) as number[];

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { Conn, Db, Trx } from '../../db/knex';
 import type { GroupScope } from '../../db/repositories/groups';
 import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
@@ -15,12 +16,14 @@ import {
   insertFileGroup,
   insertHiddenEvent,
   insertRows,
+  keepImportAlive,
   removeFileGroup,
   revealEvent,
   rowsByNaturalKey,
   rowsByUid,
   updateEventRecord,
   updateRow,
+  type ImportingEventRow,
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
@@ -150,6 +153,12 @@ const WRITE_ROWS = 250;
 const NEW_EVENT_WRITES_IN_FLIGHT = 2;
 // Uids per lookup of a merge.
 const LOOKUP_ROWS = 100;
+/**
+ * How long an import of an event another import is writing waits for that one to finish or to
+ * be found dead (ABANDONED_MS after its last heartbeat) before answering 409, and how often it looks.
+ */
+const IMPORT_WAIT_MS = 30_000;
+const IMPORT_POLL_MS = 250;
 const BATCH_BYTES = 16 << 20;
 // Records parsed or checked between two turns of the event loop: a few milliseconds of work.
 export const PARSE_YIELD = 64;
@@ -226,6 +235,8 @@ export class EventMerger {
   private writingTable: TableDef | undefined;
   private position = -1;
   private readonly now = nowIso();
+  /** Stamps a new event's hidden row while this import is alive. */
+  private heartbeat: { stop: () => Promise<void> } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -263,6 +274,7 @@ export class EventMerger {
         if (!(await revealEvent(trx, this.eventId))) throw new EventFileRejected('the import was interrupted');
         await this.options.withinCommit?.(trx, this.outcome());
       });
+      await this.heartbeat?.stop();
     } else {
       await writeTransaction(this.db, async (trx) => {
         await this.applyMerge(trx);
@@ -282,7 +294,12 @@ export class EventMerger {
   async abandon(): Promise<void> {
     await this.settle().catch(() => undefined);
     await this.staged.close();
-    if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
+    try {
+      // Stamped until gone: an import waiting for this one does not clear it alongside.
+      if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
+    } finally {
+      await this.heartbeat?.stop();
+    }
     if (this.createdGroupId !== undefined) await removeFileGroup(this.db, this.createdGroupId);
   }
 
@@ -294,14 +311,9 @@ export class EventMerger {
     if (!parsed.success) throw new EventFileRejected(`its event record is invalid (${firstProblem(parsed.error)})`);
     const incoming = parsed.data;
     if (this.options.eventUid !== undefined && incoming.uid !== this.options.eventUid) throw new EventFileRejected('it holds another event');
-    // An import a crash left behind no longer holds its event's uid.
-    for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
-    const local = await eventByUid(this.db, incoming.uid);
+    const local = await this.eventOnceNoImportRuns(incoming.uid);
     const { scope } = this.options;
     if (local) {
-      // Out of scope answers exactly as absent would for any other route.
-      if (scope !== null && !scope.includes(local.group_id)) throw new NotFoundError(MSG.eventNotFound);
-      if (local.importing_since !== null) throw new ConflictError({ detail: MSG.eventFileImportRunning });
       this.eventId = local.id;
       this.groupId = local.group_id;
       const fields = { name: incoming.name, starts: incoming.starts, ends: incoming.ends, timezone: incoming.timezone };
@@ -316,8 +328,30 @@ export class EventMerger {
     const groupId = await this.groupForNewEvent();
     this.groupId = groupId;
     this.eventId = await insertHiddenEvent(this.db, { ...incoming, group_id: groupId });
+    this.heartbeat = keepImportAlive(this.db, this.eventId);
     this.eventCreated = true;
     this.result.created.events++;
+  }
+
+  /**
+   * The event with this uid (undefined if there is none) once no other import is writing it:
+   * an import under way, in this process or another, is waited for until it finishes or stops
+   * stamping its event (then it is cleared as abandoned), for IMPORT_WAIT_MS at most (then 409).
+   */
+  private async eventOnceNoImportRuns(uid: string): Promise<ImportingEventRow | undefined> {
+    const { scope } = this.options;
+    const deadline = Date.now() + IMPORT_WAIT_MS;
+    for (;;) {
+      // An import a crash left behind no longer holds its event's uid.
+      for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);
+      const local = await eventByUid(this.db, uid);
+      if (!local) return undefined;
+      // Out of scope answers exactly as absent would for any other route.
+      if (scope !== null && !scope.includes(local.group_id)) throw new NotFoundError(MSG.eventNotFound);
+      if (local.importing_since === null) return local;
+      if (Date.now() >= deadline) throw new ConflictError({ detail: MSG.eventFileImportRunning });
+      await setTimeout(IMPORT_POLL_MS);
+    }
   }
 
   /** The group given; else, for an administrator, the file's own group, made here if missing. */

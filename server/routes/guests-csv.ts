@@ -18,6 +18,7 @@ import {
   takenCodes,
   type CsvQuestion,
 } from '../../db/repositories/guests-csv';
+import { keepImportAlive } from '../../db/repositories/event-file-merge';
 import { GUEST_TEXT_FIELDS, type GuestBatch, type GuestInsert, type GuestRow } from '../../db/repositories/guests';
 import { zonedIso } from '../../core/time';
 import { resourceRouter, fieldErrorsOf, type RouteDeps } from '../http/route';
@@ -328,6 +329,8 @@ class CsvStager {
   private batch?: GuestBatch;
   private writing: Promise<void> = Promise.resolve();
   private stagingId?: Promise<number>;
+  /** Stamps the hidden event while this import is alive, so no other import clears it. */
+  private heartbeat?: { stop: () => Promise<void> };
 
   constructor(
     private readonly db: Db,
@@ -336,11 +339,17 @@ class CsvStager {
   ) {}
 
   async add(guest: GuestInsert): Promise<void> {
-    this.stagingId ??= openCsvStaging(this.db, this.event);
+    this.stagingId ??= this.open();
     this.batch ??= csvGuestBatch(await this.stagingId, this.event.id);
     // Its row and terms are worked out now, between the reader's turns, while the batch before is written.
     this.batch.add(guest);
     if (this.batch.size >= (this.doorActive() ? STAGED_BATCH : QUIET_STAGED_BATCH)) await this.flush();
+  }
+
+  private async open(): Promise<number> {
+    const id = await openCsvStaging(this.db, this.event);
+    this.heartbeat = keepImportAlive(this.db, id);
+    return id;
   }
 
   private async flush(): Promise<void> {
@@ -364,7 +373,7 @@ class CsvStager {
     const id = await this.stagingId;
     for (let attempt = 1; ; attempt++) {
       const outcome = await revealCsvGuests(this.db, id, this.event.id);
-      if (outcome === 'revealed') return;
+      if (outcome === 'revealed') return this.heartbeat?.stop();
       if (outcome === 'event-gone') throw new NotFoundError(MSG.eventNotFound);
       await refuse();
       // The code's holder was gone again by the time it was looked up: a few more tries.
@@ -375,7 +384,11 @@ class CsvStager {
   async discard(): Promise<void> {
     await this.writing.catch(() => undefined);
     const id = await this.stagingId?.catch(() => undefined);
-    if (id !== undefined) await discardCsvStaging(this.db, id);
+    try {
+      if (id !== undefined) await discardCsvStaging(this.db, id);
+    } finally {
+      await this.heartbeat?.stop();
+    }
   }
 }
 
