@@ -1,6 +1,7 @@
 import type { Conn, Trx } from '../knex';
 import { newRecord } from '../records';
 import { newUid } from '../../core/uid';
+import { copyNames } from '../../core/copy-names';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { GroupScope } from './groups';
 
@@ -92,11 +93,14 @@ async function copyRows(
 
 /**
  * Deep-copies an event's configuration (registration types, questions and choices, tracks,
- * sessions and tags, promotion codes) `quantity` times; never guests or check-ins.
+ * sessions and tags, promotion codes) `quantity` times; never guests or check-ins. Each copy
+ * gets a name no event of the group has (see copyNames), or `name` when the client gives one.
  * Runs inside the caller's transaction.
  */
-export async function duplicateEvent(trx: Trx, source: EventRow, quantity: number): Promise<number[]> {
+export async function duplicateEvent(trx: Trx, source: EventRow, quantity: number, name?: string): Promise<number[]> {
   const now = nowIso();
+  const taken: string[] = await trx('events').where({ group_id: source.group_id }).pluck('name');
+  const names = copyNames(source.name, quantity, taken, name);
   const [registrationTypes, questions, tracks, sessions, promotionCodes] = await Promise.all([
     trx('registration_types').where({ event_id: source.id }).orderBy('id'),
     trx('custom_questions').where({ event_id: source.id }).orderBy('id'),
@@ -116,7 +120,7 @@ export async function duplicateEvent(trx: Trx, source: EventRow, quantity: numbe
   const newIds: number[] = [];
   for (let copy = 0; copy < quantity; copy++) {
     const { id: _id, ...eventFields } = source;
-    const [event] = await trx('events').insert({ ...eventFields, ...newRecord(now) }).returning('id');
+    const [event] = await trx('events').insert({ ...eventFields, name: names[copy], ...newRecord(now) }).returning('id');
     const eventId: number = event.id;
     const onEvent = () => ({ event_id: eventId });
     const typeIds = await copyRows(trx, 'registration_types', registrationTypes, now, onEvent);

@@ -137,7 +137,7 @@ export function App() {
   const inConsole = path[0] === 'console' && manager;
   if (path[0] === 'console' && !caller) return null;
   const door = !event ? (
-    <EventPicker api={api} onPick={pickEvent} onSignOut={() => signOut()} />
+    <EventPicker api={api} manager={manager} onPick={pickEvent} onSignOut={() => signOut()} />
   ) : (
     <DoorScreen key={event.id} api={api} event={event} onChangeEvent={() => pickEvent(undefined)} onSignOut={() => signOut()} />
   );

@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import { API_BASE, detailOf, downloadFrom, OfflineError, type Api } from './api';
 
 /** What POST /events/import reports: counts per table, check-ins added, conflicts. */
@@ -44,17 +45,17 @@ function total(counts: Record<string, number> | undefined): number {
   return Object.values(counts ?? {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
 }
 
-/** One line per kind of change, for the result dialog. */
-export function importSummary(report: ImportReport): string[] {
+/** One line per kind of change, for the result dialog, in the station's language. */
+export function importSummary(report: ImportReport, t: TFunction<'door'>): string[] {
   const guests = (counts?: Record<string, number>) => counts?.guests ?? 0;
   return [
-    report.event_created ? 'A new event was created.' : 'Merged into the event already here.',
-    `Added: ${total(report.created)} records (${guests(report.created)} guests)`,
-    `Updated: ${total(report.updated)} records (${guests(report.updated)} guests)`,
-    `Unchanged: ${total(report.unchanged)} records`,
-    `Skipped: ${total(report.skipped)} records`,
-    `Check-ins added: ${report.checkins_added ?? 0}`,
-    ...(report.conflicts?.length ? [`Conflicts to check: ${report.conflicts.length}`] : []),
-    ...(report.double_admissions?.length ? [`Guests admitted at both doors: ${report.double_admissions.length}`] : []),
+    report.event_created ? t('eventFile.created') : t('eventFile.merged'),
+    t('eventFile.added', { count: total(report.created), guests: guests(report.created) }),
+    t('eventFile.updated', { count: total(report.updated), guests: guests(report.updated) }),
+    t('eventFile.unchanged', { count: total(report.unchanged) }),
+    t('eventFile.skipped', { count: total(report.skipped) }),
+    t('eventFile.checkinsAdded', { count: report.checkins_added ?? 0 }),
+    ...(report.conflicts?.length ? [t('eventFile.conflicts', { count: report.conflicts.length })] : []),
+    ...(report.double_admissions?.length ? [t('eventFile.doubleAdmissions', { count: report.double_admissions.length })] : []),
   ];
 }

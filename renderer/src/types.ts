@@ -2,6 +2,7 @@
 export interface EventSummary {
   id: number;
   name: string;
+  group_id?: number;
   starts?: string;
   ends?: string;
   timezone?: string;

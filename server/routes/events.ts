@@ -88,7 +88,7 @@ export function eventsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const newIds = await writeTransaction(deps.db, (trx) => duplicateEvent(trx, event, body.quantity));
+      const newIds = await writeTransaction(deps.db, (trx) => duplicateEvent(trx, event, body.quantity, body.name));
       const group = await scopedGroup(deps.db, caller, event.group_id);
       if (group?.email) {
         await deps.mailer.send({

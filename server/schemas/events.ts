@@ -40,6 +40,7 @@ export const DuplicateEventBody = z
     quantity: integer()
       .pipe(z.number().min(1, { error: 'Ensure this value is greater than or equal to 1.' }).max(MAX_DUPLICATES, { error: `Ensure this value is less than or equal to ${MAX_DUPLICATES}.` }))
       .default(1),
+    name: requiredText(255).optional(),
   })
   .openapi('DuplicateEvent');
 

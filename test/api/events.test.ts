@@ -150,8 +150,25 @@ describe('events', () => {
       assert.equal(res.status, 200);
       assert.equal(res.body.new_event_ids.length, 1);
       const copy = await server.get(`/events/${res.body.new_event_ids[0]}`);
-      assert.equal(copy.body.name, 'Original');
+      assert.equal(copy.body.name, 'Original (copy)');
       assert.equal(copy.body.group_id, groupId);
+    });
+
+    it('names every copy apart from its source and the group\'s other events, or as the client says', async () => {
+      const id = await createEvent(server, groupId, { name: 'Festival' });
+      const nameOf = async (eventId: number) => (await server.get(`/events/${eventId}`)).body.name;
+      const first = await server.post(`/events/${id}/duplicate_event`, { quantity: 2 });
+      assert.deepEqual(await Promise.all(first.body.new_event_ids.map(nameOf)), ['Festival (copy)', 'Festival (copy 2)']);
+      const second = await server.post(`/events/${id}/duplicate_event`, {});
+      assert.deepEqual(await Promise.all(second.body.new_event_ids.map(nameOf)), ['Festival (copy 3)']);
+      const named = await server.post(`/events/${id}/duplicate_event`, { name: 'Festival 2027', quantity: 2 });
+      assert.deepEqual(await Promise.all(named.body.new_event_ids.map(nameOf)), ['Festival 2027', 'Festival 2027 (2)']);
+      const long = await createEvent(server, groupId, { name: 'L'.repeat(255) });
+      const [longCopy] = (await server.post(`/events/${long}/duplicate_event`, {})).body.new_event_ids;
+      assert.equal(await nameOf(longCopy), `${'L'.repeat(248)} (copy)`);
+      const before = (await server.db('events').count({ n: '*' }))[0].n;
+      assert.deepEqual((await server.post(`/events/${id}/duplicate_event`, { name: '' })).status, 400);
+      assert.equal((await server.db('events').count({ n: '*' }))[0].n, before);
     });
 
     it('deep-copies the configuration with new ids and uids, never guests or check-ins', async () => {

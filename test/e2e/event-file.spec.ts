@@ -44,7 +44,7 @@ test('exports the event file from one laptop and imports it on another, with cou
   await importDialog.getByLabel('Event file').setInputFiles(file);
   await expect(importDialog.getByRole('status')).toContainText('A new event was created.');
   await expect(importDialog).toContainText('Check-ins added: 1');
-  await expect(importDialog).toContainText('(12 guests)');
+  await expect(importDialog).toContainText('Added: 16 records (guests: 12)');
   await door.screenshot('50-import-result');
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: new RegExp(`^${seed.eventName}`) }).click();

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { detailOf, listAll, OfflineError, type Api } from '../api';
 import { desktop } from '../desktop';
 import { downloadEventFile, importSummary, uploadEventFile, type ImportReport } from '../event-files';
@@ -12,6 +13,7 @@ type Props = { api: Api; onClose: (importedEventId?: number) => void } & ({ mode
  */
 export function EventFilePanel(props: Props) {
   const { api, onClose } = props;
+  const { t } = useTranslation('door');
   const [busy, setBusy] = useState(false);
   const [lines, setLines] = useState<string[]>();
   const [error, setError] = useState<string>();
@@ -31,15 +33,15 @@ export function EventFilePanel(props: Props) {
       .catch(() => undefined);
   }, [api, props.mode]);
 
-  const fail = (err: unknown) => setError(err instanceof OfflineError ? 'The server cannot be reached.' : (err as Error).message);
+  const fail = (err: unknown) => setError(err instanceof OfflineError ? t('eventFile.unreachable') : (err as Error).message);
 
   const showImport = (status: number | undefined, body: unknown) => {
     if (status === 200 || status === 201) {
       const report = body as ImportReport;
       setImportedId(report.event_id);
-      setLines(importSummary(report));
+      setLines(importSummary(report, t));
     } else {
-      setError(detailOf(body) ?? `The server answered ${status}.`);
+      setError(detailOf(body) ?? t('eventFile.serverAnswered', { status }));
     }
   };
 
@@ -51,10 +53,10 @@ export function EventFilePanel(props: Props) {
       if (desktop) {
         const outcome = await desktop.exportEvent({ eventId: props.eventId, eventName: props.eventName, token: api.token });
         if (outcome.error) throw new Error(outcome.error);
-        setLines(outcome.saved ? [`Saved ${outcome.path}`, `${Math.ceil((outcome.bytes ?? 0) / 1024)} kB`] : ['Not saved.']);
+        setLines(outcome.saved ? [t('eventFile.saved', { path: outcome.path }), t('eventFile.size', { kb: Math.ceil((outcome.bytes ?? 0) / 1024) })] : [t('eventFile.notSaved')]);
       } else {
         const saved = await downloadEventFile(api, props.eventId, props.eventName);
-        setLines([`Downloaded ${saved.name}`, `${Math.ceil(saved.bytes / 1024)} kB`]);
+        setLines([t('eventFile.downloaded', { name: saved.name }), t('eventFile.size', { kb: Math.ceil(saved.bytes / 1024) })]);
       }
     } catch (err) {
       fail(err);
@@ -70,7 +72,7 @@ export function EventFilePanel(props: Props) {
       if (desktop && !file) {
         const outcome = await desktop.importEvent({ token: api.token, groupId: groupId ? Number(groupId) : undefined });
         if (outcome.error) throw new Error(outcome.error);
-        if (!outcome.imported && outcome.status === undefined) setLines(['No file chosen.']);
+        if (!outcome.imported && outcome.status === undefined) setLines([t('eventFile.noFile')]);
         else showImport(outcome.status, outcome.body);
       } else if (file) {
         const answer = await uploadEventFile(api, file, groupId ? Number(groupId) : undefined);
@@ -83,24 +85,24 @@ export function EventFilePanel(props: Props) {
     }
   };
 
-  const title = props.mode === 'export' ? `Export “${props.eventName}”` : 'Import an event file';
+  const title = props.mode === 'export' ? t('eventFile.exportTitle', { name: props.eventName }) : t('eventFile.importTitle');
   return (
     <Dialog title={title} onClose={() => onClose(importedId)}>
       {props.mode === 'export' ? (
-        <p>One file with the guest list, sessions and every check-in, to merge on another laptop.</p>
+        <p>{t('eventFile.exportIntro')}</p>
       ) : (
-        <p>Merges by record: nothing is duplicated and check-ins from both sides are kept.</p>
+        <p>{t('eventFile.importIntro')}</p>
       )}
       {!lines && props.mode === 'export' && (
         <button type="button" className="primary big" disabled={busy} onClick={doExport} autoFocus>
-          {busy ? 'Exporting…' : 'Export event file'}
+          {busy ? t('eventFile.exporting') : t('eventFile.export')}
         </button>
       )}
       {!lines && props.mode === 'import' && (
         <>
           {groups.length > 0 && (
             <label>
-              Group for a new event (an event already here keeps its own)
+              {t('eventFile.groupForNew')}
               <select name="group_id" value={groupId} onChange={(e) => setGroupId(e.target.value)}>
                 {groups.map((g) => (
                   <option key={g.id} value={g.id}>
@@ -112,18 +114,18 @@ export function EventFilePanel(props: Props) {
           )}
           {desktop ? (
             <button type="button" className="primary big" disabled={busy} onClick={() => doImport()} autoFocus>
-              {busy ? 'Importing…' : 'Choose event file…'}
+              {busy ? t('eventFile.importing') : t('eventFile.choose')}
             </button>
           ) : (
             <label>
-              Event file
+              {t('eventFile.file')}
               <input ref={fileInput} type="file" disabled={busy} autoFocus onChange={(e) => e.target.files?.[0] && doImport(e.target.files[0])} />
             </label>
           )}
-          {busy && <progress aria-label="Importing" />}
+          {busy && <progress aria-label={t('eventFile.importingLabel')} />}
         </>
       )}
-      {busy && props.mode === 'export' && <progress aria-label="Exporting" />}
+      {busy && props.mode === 'export' && <progress aria-label={t('eventFile.exportingLabel')} />}
       {error && (
         <p className="error" role="alert">
           {error}

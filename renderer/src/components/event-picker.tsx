@@ -1,18 +1,27 @@
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { listAll, OfflineError, type Api } from '../api';
+import { consoleHref } from '../console/route';
 import { desktop } from '../desktop';
+import { formatDateTime, utcInstant } from '../i18n/format';
 import type { EventSummary } from '../types';
 import { EventFilePanel } from './event-file-panel';
 
-function when(event: EventSummary): string {
-  if (!event.starts) return '';
-  const [date, time] = event.starts.split('T');
-  return `${date}${time ? ` ${time.slice(0, 5)}` : ''}${event.timezone ? ` (${event.timezone})` : ''}`;
+interface Group {
+  id: number;
+  name: string;
 }
 
-/** The events this token sees, newest first; one click opens the door. */
-export function EventPicker({ api, onPick, onSignOut }: { api: Api; onPick: (event: EventSummary) => void; onSignOut: () => void }) {
+/**
+ * The events this token sees, newest first; one click opens the door. Each shows when it starts
+ * on its own clock (the API's wall-clock time, labelled with the event's timezone) and its group,
+ * so two events of the same name stay apart. With none, a manager gets the way to the console's
+ * events page.
+ */
+export function EventPicker({ api, manager, onPick, onSignOut }: { api: Api; manager: boolean; onPick: (event: EventSummary) => void; onSignOut: () => void }) {
+  const { t } = useTranslation('door');
   const [events, setEvents] = useState<EventSummary[]>();
+  const [groups, setGroups] = useState<Map<number, string>>(new Map());
   const [error, setError] = useState<string>();
   const [filter, setFilter] = useState('');
   const [importing, setImporting] = useState(false);
@@ -23,33 +32,39 @@ export function EventPicker({ api, onPick, onSignOut }: { api: Api; onPick: (eve
     setError(undefined);
     listAll<EventSummary>(api, '/events')
       .then((all) => live && setEvents([...all].sort((a, b) => (b.starts ?? '').localeCompare(a.starts ?? ''))))
-      .catch((err) => live && setError(err instanceof OfflineError ? 'The server cannot be reached.' : (err as Error).message));
+      .catch((err) => live && setError(err instanceof OfflineError ? t('picker.unreachable') : (err as Error).message));
+    // Group names are a help, not a need: without them the picker still lists and opens events.
+    listAll<Group>(api, '/groups')
+      .then((all) => live && setGroups(new Map(all.map((g) => [g.id, g.name]))))
+      .catch(() => undefined);
     return () => {
       live = false;
     };
-  }, [api, reload]);
+  }, [api, reload, t]);
 
   useEffect(() => desktop?.onMenu((action) => action === 'import-event' && setImporting(true)), []);
 
-  const shown = (events ?? []).filter((e) => e.name.toLowerCase().includes(filter.trim().toLowerCase()));
+  const groupOf = (event: EventSummary) => (event.group_id === undefined ? undefined : groups.get(event.group_id));
+  const wanted = filter.trim().toLowerCase();
+  const shown = (events ?? []).filter((e) => `${e.name}\n${groupOf(e) ?? ''}`.toLowerCase().includes(wanted));
 
   return (
     <main className="center-page">
       <section className="card picker" aria-labelledby="picker-title">
         <header className="picker-head">
-          <h1 id="picker-title">Pick the event</h1>
+          <h1 id="picker-title">{t('picker.title')}</h1>
           <div className="row">
             <button type="button" onClick={() => setImporting(true)}>
-              Import event file
+              {t('picker.importFile')}
             </button>
             <button type="button" onClick={onSignOut}>
-              Sign out
+              {t('picker.signOut')}
             </button>
           </div>
         </header>
         {events && events.length > 6 && (
           <label>
-            Find an event
+            {t('picker.find')}
             <input type="search" value={filter} autoFocus onChange={(e) => setFilter(e.target.value)} />
           </label>
         )}
@@ -57,18 +72,26 @@ export function EventPicker({ api, onPick, onSignOut }: { api: Api; onPick: (eve
           <p className="error" role="alert">
             {error}{' '}
             <button type="button" onClick={() => setReload((n) => n + 1)}>
-              Try again
+              {t('picker.retry')}
             </button>
           </p>
         )}
-        {!events && !error && <p role="status">Loading events…</p>}
-        {events && events.length === 0 && <p>No events yet. Create one through the API or import an event file.</p>}
+        {!events && !error && <p role="status">{t('picker.loading')}</p>}
+        {events && events.length === 0 && (
+          <div className="picker-empty">
+            <p>{t('picker.empty')}</p>
+            <p>{manager ? <Trans t={t} i18nKey="picker.emptyManager" components={{ console: <a href={consoleHref('events')} /> }} /> : t('picker.emptyStaff')}</p>
+          </div>
+        )}
         <ul className="event-list">
           {shown.map((event, i) => (
             <li key={event.id}>
               <button type="button" className="event-choice" autoFocus={i === 0 && events!.length <= 6} onClick={() => onPick(event)}>
                 <span className="event-name">{event.name}</span>
-                <span className="event-when">{when(event)}</span>
+                {event.starts && (
+                  <span className="event-when">{t('picker.starts', { when: formatDateTime(utcInstant(event.starts), 'UTC'), timezone: event.timezone ?? 'UTC' })}</span>
+                )}
+                {groupOf(event) && <span className="event-group">{t('picker.group', { name: groupOf(event) })}</span>}
               </button>
             </li>
           ))}

@@ -94,7 +94,7 @@ export function StatsPanel({ stats, session, timezone, children }: { stats?: Eve
             {stats.stations.map((s) => (
               <li key={s.station ?? ''} data-station={s.station ?? ''}>
                 <span className="type-name">{s.station ?? t('stats.noStation')}</span>
-                <span className="type-count">{t('stats.stationCounts', { in: formatNumber(s.checked_in), out: formatNumber(s.checked_out) })}</span>
+                <span className="type-count">{t('stats.stationIn', { count: s.checked_in, number: formatNumber(s.checked_in) })} · {t('stats.stationOut', { count: s.checked_out, number: formatNumber(s.checked_out) })}</span>
               </li>
             ))}
           </ul>

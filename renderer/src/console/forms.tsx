@@ -1,5 +1,5 @@
 import { useId, useState, type ReactNode } from 'react';
-import { Controller, useForm, type FieldValues, type Path, type UseFormProps, type UseFormReturn } from 'react-hook-form';
+import { Controller, useForm, useWatch, type FieldValues, type Path, type UseFormProps, type UseFormReturn } from 'react-hook-form';
 import { DayPicker } from 'react-day-picker';
 import 'react-day-picker/style.css';
 import { useTranslation } from 'react-i18next';
@@ -118,10 +118,18 @@ export function SelectField<T extends FieldValues>({ form, name, label, required
   );
 }
 
-/** Searchable: typing filters the spec's 39 timezones (the browser's own suggestion list). */
+/**
+ * Searchable: typing filters the spec's 39 timezones (the browser's own suggestion list). The
+ * API's answer to a zone it does not take lists all 39; the field says it in one line instead,
+ * since its suggestions already are that list.
+ */
 export function TimezoneField<T extends FieldValues>({ form, name, label, required }: FieldProps<T>) {
   const listId = useId();
-  const error = form.formState.errors[name]?.message as string | undefined;
+  const { t } = useTranslation('console');
+  const value = useWatch({ control: form.control, name });
+  const answer = form.formState.errors[name]?.message as string | undefined;
+  const unknown = typeof value === 'string' && value !== '' && !TIMEZONES.includes(value);
+  const error = answer && unknown ? t('timezoneUnknown', { value }) : answer;
   return (
     <label className="field">
       <span className={required ? 'required' : undefined}>{label}</span>
