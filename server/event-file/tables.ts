@@ -34,6 +34,8 @@ const bool = boolean().transform((v) => (v ? 1 : 0));
 // Columns the server sets (never a client): plain text of the column's width, without NUL.
 const serverText = (max: number) => requiredBlankableText(max);
 const count = nonNegativeInteger();
+// Flags files gained later (attention, show_at_door): a record of an older file reads as off.
+const laterFlag = boolean().optional().transform((v) => (v ? 1 : 0));
 // Stored datetimes: server instants (`...sss Z`) and wall-clock times (`YYYY-MM-DDThh:mm:ss`).
 const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const time = z.string().regex(DATETIME);
@@ -78,14 +80,14 @@ export const EVENT_TABLES: TableDef[] = [
       type: apiField(RegistrationTypeCreate, 'type'), name: apiField(RegistrationTypeCreate, 'name'), description: apiField(RegistrationTypeCreate, 'description'),
       starts: nwallClock, ends: nwallClock, minorder: apiField(RegistrationTypeCreate, 'minorder').nullable(), maxorder: apiField(RegistrationTypeCreate, 'maxorder').nullable(),
       price: apiField(RegistrationTypeCreate, 'price').nullable(), quantity: apiField(RegistrationTypeCreate, 'quantity').nullable(), door: bool, online: bool,
-      source: serverText(32), objstatus: z.literal(1),
+      source: serverText(32), objstatus: z.literal(1), attention: laterFlag,
     },
   },
   {
     name: 'custom_questions',
     onEvent: true,
     refs: [],
-    columns: { question: apiField(CustomQuestionCreate, 'question'), type: apiField(CustomQuestionCreate, 'type'), objstatus: apiField(CustomQuestionCreate, 'objstatus') },
+    columns: { question: apiField(CustomQuestionCreate, 'question'), type: apiField(CustomQuestionCreate, 'type'), objstatus: apiField(CustomQuestionCreate, 'objstatus'), show_at_door: laterFlag },
   },
   {
     name: 'question_choices',
@@ -125,6 +127,8 @@ export const EVENT_TABLES: TableDef[] = [
       selfie: serverText(512),
       source: serverText(32),
       checked_in_at: ninstant,
+      attention: laterFlag,
+      notes: apiField(GuestCreate, 'notes'),
     },
     derived: ['checked_in_at'],
   },

@@ -55,7 +55,7 @@ async function seedVaried(server: TestServer, eventId: number) {
   await db('checkins').insert(rec({ event_id: eventId, guest_id: guestIds[0], direction: 'in', scanned_at: scanned, station: 'door-1' }));
   await db('checkins').insert(rec({ event_id: eventId, guest_id: guestIds[1], direction: 'in', scanned_at: scanned, station: 'door-1', undone_at: stamp(-500) }));
   await db('guests').where({ id: guestIds[0] }).update({ checked_in_at: scanned });
-  const [code] = await db('promotion_codes').insert(rec({ event_id: eventId, code: 'EARLY', discount_type: 'amount', discount_amount: 7.25, quantity: 5, available_only: true })).returning('id');
+  const [code] = await db('promotion_codes').insert(rec({ event_id: eventId, code: 'EARLY', discount_type: 'flat', discount_amount: 7.25, quantity: 5, available_only: true })).returning('id');
   await db('promotion_code_registration_types').insert(rec({ promotion_code_id: code.id, registration_type_id: paid.id }));
 }
 
