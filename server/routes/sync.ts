@@ -11,7 +11,7 @@ import { envelopeSchema } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
-import { EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
+import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
 import { followEvent, previewUpstream, syncOf, syncStatus } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
@@ -118,7 +118,8 @@ export function syncRouter(deps: RouteDeps) {
       const since = query.since === undefined ? undefined : await deltaStart(deps.db, event.id, query.since);
       const file = tempEventFile();
       try {
-        await writeEventChanges(deps.db, event, file, since);
+        // A door role reads no promotion codes, here as in its event-file exports.
+        await writeEventChanges(deps.db, event, file, since, caller.role === 'door' ? DOOR_HIDDEN_TABLES : []);
         const { size } = await fs.promises.stat(file);
         res.status(200);
         res.setHeader('Content-Type', EVENT_FILE_MEDIA_TYPE);

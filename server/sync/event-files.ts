@@ -9,8 +9,8 @@ import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, 
  */
 
 /** Writes the event to `file`: whole, or (with `since`) what changed at or after it. Returns the record counts. */
-export async function writeEventChanges(db: Db, event: EventRow, file: string, since?: string): Promise<Record<string, number>> {
-  return exportEventToPath(db, event, file, { since });
+export async function writeEventChanges(db: Db, event: EventRow, file: string, since?: string, omitTables: readonly string[] = []): Promise<Record<string, number>> {
+  return exportEventToPath(db, event, file, { since, omitTables });
 }
 
 /** Checks the file whole (format, version, checksum) before anything reads it. */

@@ -87,4 +87,17 @@ describe('GET /events/:event_id/export for a door role', () => {
     const managed = readFile(await download(server, eventId));
     assert.equal(managed.records.filter((l) => l.table === 'promotion_codes').length, 1);
   });
+
+  it('leaves them out of the changes a door key pulls to follow the event (GET /events/:event_id/sync/changes)', async () => {
+    const doorKey = await createRoleKey(server, groupId, 'door');
+    const pull = async (token?: string) => {
+      const res = await fetch(`${server.baseUrl}/events/${eventId}/sync/changes`, { headers: { authorization: `Token ${token ?? server.adminToken}` } });
+      assert.equal(res.status, 200, await res.clone().text());
+      return readFile(Buffer.from(await res.arrayBuffer()));
+    };
+    const { records } = await pull(doorKey);
+    assert.deepEqual(records.filter((l) => l.table.startsWith('promotion_code')), []);
+    assert.ok(records.some((l) => l.table === 'guests'));
+    assert.equal((await pull()).records.filter((l) => l.table === 'promotion_codes').length, 1);
+  });
 });
