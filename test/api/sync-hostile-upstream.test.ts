@@ -9,18 +9,11 @@ import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
 import { download, readFile, seedFullEvent, stamp, writeFile, type FileLine } from '../helpers/event-files';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
+import { eventually as waitUntil } from '../helpers/eventually';
 
 const SYNC_CHANGES = /^\/api\/v1\/events\/\d+\/sync\/changes/;
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000) => waitUntil(what, probe, ms);
 
 async function seedUpstream(central: TestServer, name: string) {
   const groupId = await createGroup(central, { name: `${name} box office` });

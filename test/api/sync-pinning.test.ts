@@ -6,16 +6,9 @@ import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { HttpsFront, makeAuthority, makeCertificate, type TestCertificate } from '../helpers/https-front';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
+import { eventually as waitUntil } from '../helpers/eventually';
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000) => waitUntil(what, probe, ms);
 
 /** As a person would type it off a screen: lowercase, spaces for colons. */
 const typed = (fingerprint: string) => fingerprint.toLowerCase().replace(/:/g, ' ');

@@ -12,6 +12,7 @@ import { startServer, type RunningServer } from '../../server/start';
 import { MSG } from '../../core/messages';
 import { ADMIN, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
+import { eventually as waitUntil } from '../helpers/eventually';
 
 const GZIP = { 'content-type': 'application/gzip' };
 
@@ -42,15 +43,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 5000) => waitUntil(what, probe, ms);
 
 describe('POST /sync', () => {
   let central: TestServer;
