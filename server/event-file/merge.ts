@@ -175,10 +175,15 @@ function emptyCounts(): TableCounts {
   return Object.fromEntries(EVENT_FILE_TABLES.map((t) => [t, 0]));
 }
 
+/** A stored value as a file holds it: PostgreSQL reads its booleans as true/false, files hold 0/1. */
+function asInFile(value: unknown): unknown {
+  return typeof value === 'boolean' ? Number(value) : (value ?? null);
+}
+
 function sameContent(def: TableDef, local: Row, incoming: Row): boolean {
   for (const column of [...Object.keys(def.columns), ...def.refs.map((r) => r.column)]) {
     if (def.derived?.includes(column)) continue;
-    const a = local[column] ?? null;
+    const a = asInFile(local[column]);
     const b = incoming[column] ?? null;
     if (a !== b && !(typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 1e-9)) return false;
   }

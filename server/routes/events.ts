@@ -93,7 +93,8 @@ export function eventsRouter(deps: RouteDeps) {
       if (group?.email) {
         await deps.mailer.send({
           recipient: group.email,
-          subject: `Event "${event.name}" duplicated`,
+          // The outbox holds a subject of 255 characters at most, and an event name may be 255 long.
+          subject: `Event "${event.name.length > 200 ? `${event.name.slice(0, 199)}…` : event.name}" duplicated`,
           body: `Your event "${event.name}" (id ${event.id}) was duplicated ${newIds.length} time(s).\nNew event ids: ${newIds.join(', ')}.\n\nDoorlist`,
         });
       }

@@ -166,6 +166,8 @@ describe('events', () => {
       const long = await createEvent(server, groupId, { name: 'L'.repeat(255) });
       const [longCopy] = (await server.post(`/events/${long}/duplicate_event`, {})).body.new_event_ids;
       assert.equal(await nameOf(longCopy), `${'L'.repeat(248)} (copy)`);
+      const [mail] = await server.db('outbox').orderBy('id', 'desc').limit(1);
+      assert.equal(mail.subject, `Event "${'L'.repeat(199)}…" duplicated`);
       const before = (await server.db('events').count({ n: '*' }))[0].n;
       assert.deepEqual((await server.post(`/events/${id}/duplicate_event`, { name: '' })).status, 400);
       assert.equal((await server.db('events').count({ n: '*' }))[0].n, before);
