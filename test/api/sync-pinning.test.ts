@@ -143,10 +143,11 @@ describe('Following another laptop over HTTPS by its fingerprint', () => {
       await eventually('nothing waiting', async () => ((x) => (x.state === 'ok' && x.pending === 0 ? x : undefined))(await status()));
       const port = front.port;
       await front.close();
-      await eventually('offline', async () => ((x) => (x.state === 'offline' ? x : undefined))(await status()));
+      // A cycle under way as the link went may have merged a last pull whose guests wait to go up too.
+      const waiting = (await eventually('offline', async () => ((x) => (x.state === 'offline' ? x : undefined))(await status()))).pending;
       const scan = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'LAN-Ada', direction: 'out', station: 'side door' });
       assert.equal(scan.status, 201, JSON.stringify(scan.body));
-      assert.equal((await status()).pending, 1);
+      assert.equal((await status()).pending, waiting + 1);
       front = await HttpsFront.start(central.running.app, certificate, port);
       await eventually('the scan upstream', async () => ((x) => (x.state === 'ok' && x.pending === 0 ? x : undefined))(await status()));
       assert.ok(await central.db('checkins').where({ uid: scan.body.uid }).first());
