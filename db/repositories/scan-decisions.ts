@@ -174,12 +174,8 @@ export interface BatchReads {
   checkinIds: number[];
 }
 
-/**
- * The batch's decisions in arrival order, on the reads alone (no statement): scope, a uid seen
- * before, an unknown session or guest, the event door's rule (core/scan.ts) on the state as
- * read and as the batch moves it. What needs statements of its own is left in the plan.
- */
-export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads): Plan {
+/** The batch's reads keyed as its decisions look them up: by id, by uid, by each code of a guest. */
+function lookupsOf(reads: BatchReads) {
   const events = new Map(reads.visible.map((e) => [e.id, e]));
   const sessions = new Map(reads.sessionRows.map((s) => [s.id, s]));
   const earlier = new Map<string, { body: string | null; checkin_id: number | null }>();
@@ -194,6 +190,16 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
     if (row.nfc_tag !== null) guests.set(`${row.event_id}|n|${row.nfc_tag}`, row);
     guests.set(`${row.event_id}|i|${row.id}`, row);
   }
+  return { events, sessions, earlier, guests };
+}
+
+/**
+ * The batch's decisions in arrival order, on the reads alone (no statement): scope, a uid seen
+ * before, an unknown session or guest, the event door's rule (core/scan.ts) on the state as
+ * read and as the batch moves it. What needs statements of its own is left in the plan.
+ */
+export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads): Plan {
+  const { events, sessions, earlier, guests } = lookupsOf(reads);
   const plan: Plan = { answers: [], checkins: [], replies: [], standingStation: [], oneAtATime: [], repeatOf: new Map(), stateRead: new Map(), finalState: new Map() };
   const admittedHere = new Map<number, string | null>();
   const answeredUid = new Map<string, number>();
