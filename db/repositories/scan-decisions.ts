@@ -250,17 +250,17 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
       return;
     }
     if (!plan.stateRead.has(found.id)) plan.stateRead.set(found.id, { checked_in_at: found.checked_in_at, objstatus: found.objstatus });
-    const rule = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
-    if (rule === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
+    const turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
+    if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
       plan.standingStation.push({ index, guest });
       return;
     }
-    if (rule === SCAN_STATUS.alreadyCheckedIn) {
-      plan.answers[index] = turnedAway(rule, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
+    if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
+      plan.answers[index] = turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
       return;
     }
-    if (rule) {
-      plan.answers[index] = turnedAway(rule as ScanRefusal, guest);
+    if (turnedAwayAs) {
+      plan.answers[index] = turnedAway(turnedAwayAs as ScanRefusal, guest);
       return;
     }
     const scannedAt = scanInstant(input, now);
