@@ -4,7 +4,7 @@ import { v7 as timeOrderedUuid } from 'uuid';
  * A uid Doorlist makes, on the server and on the door screen alike: a UUID whose leading bits
  * are the time it was made (version 7). Each table's unique uid index then grows at its end;
  * random uids land every insert on another page, and a commit writes each page it touched
- * again (a CSV import's guests: 3.2 s of inserts with random uids, 1.8 s with these). Built
+ * again, which nearly doubles the time a CSV import spends inserting. Built
  * from crypto.getRandomValues, which LAN browsers on plain HTTP have too (crypto.randomUUID
  * needs a secure page).
  */
@@ -26,8 +26,8 @@ export function newUid(): string {
 // order they were made (as uuid's v7 does without options).
 const clock = { msecs: -Infinity, seq: 0 };
 
-// Random bytes drawn for 256 uids at a time: uuid asks the CSPRNG for each uid's 16 (2.2 µs a
-// uid here, against 0.4 µs; a CSV import makes 100,000).
+// Random bytes drawn for 256 uids at a time: uuid asks the CSPRNG for each uid's 16, several
+// times the cost of taking them from a pool, and a CSV import makes 100,000.
 const UIDS_PER_DRAW = 256;
 const randomPool = new Uint8Array(16 * UIDS_PER_DRAW);
 let pooled = 0;

@@ -128,8 +128,8 @@ const STALE_AFTER_GUESTS = 1000;
 /**
  * After an import added `guestsAdded` guests at once. PostgreSQL plans by table statistics that
  * autovacuum refreshes a minute or more later: until then a new event's guests and terms look
- * like a row or two, and a search of two common words joined every pair of their lists (4 s at
- * 5,000 guests). SQLite plans without statistics (Doorlist never runs its ANALYZE).
+ * like a row or two, and a search of two common words would join every pair of their lists
+ * (seconds at a few thousand guests). SQLite plans without statistics (Doorlist never runs its ANALYZE).
  */
 export async function refreshSearchStatistics(db: Conn, guestsAdded: number): Promise<void> {
   if (!isSqlite(db) && guestsAdded >= STALE_AFTER_GUESTS) await db.raw('analyze guests, guest_search_terms');

@@ -2,10 +2,10 @@ import v8 from 'node:v8';
 
 /**
  * How far V8 lets the old generation grow past what its last full collection kept before it
- * collects again. V8's own factor, on a machine with this much memory, goes up to 4: under 32
- * doors scanning, the old generation reached about 70 MB for about 25 MB live and the server
- * peaked at 180-185 MB. At 30% it peaked at 143-147 MB; event-file imports took as long and
- * CSV imports about as long for up to a tenth more CPU (`npm run bench`, the two policies in turn).
+ * collects again. V8's own factor, on a machine with this much memory, goes up to 4, so under
+ * 32 doors scanning the old generation holds nearly three times what is live. At 30% the
+ * server's peak is about a fifth lower, for up to a tenth more CPU in a CSV import and none in
+ * an event-file import (`npm run bench`, run under each policy in turn).
  */
 export const HEAP_GROWING_PERCENT = 30;
 

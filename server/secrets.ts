@@ -3,9 +3,9 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 // N = 32768 needs a 32 MiB work area (128 × N × r bytes) and a little more: past glibc's largest
-// mmap threshold, so every hash maps its area and hands it back. At N = 16384 glibc kept the
-// 16 MiB in the arena of each libuv thread that had hashed, for the life of the process (four
-// sign-ins: +64 MB resident). Node refuses more than 32 MiB unless maxmem says otherwise.
+// mmap threshold, so every hash maps its area and hands it back. A smaller area (N = 16384)
+// stays in the arena of each libuv thread that hashed, for the life of the process: 16 MiB
+// resident per thread. Node refuses more than 32 MiB unless maxmem says otherwise.
 const SCRYPT = { N: 32768, r: 8, p: 1 };
 const KEY_LENGTH = 64;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;

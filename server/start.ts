@@ -109,19 +109,10 @@ export interface StartOptions {
 }
 
 /**
- * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
- * app's main process and by the tests.
- *
- * SQLite's check of every page (db/integrity.ts, about a second per GB) runs on a read
- * connection beside the start instead of before it: nothing is written until it has answered
- * (a pending migration or a missing administrator waits for it), requests wait for it
- * (afterCheck), and a damaged database rejects `checked` (serve.ts then exits).
+ * The writer and the readers over the database file, once its header reads as a database, and
+ * SQLite's check of every page running beside the start (`checked`).
  */
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  protectDatabaseFiles(config.db);
-  const removed = removeStaleTempFiles();
-  if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
+async function openDatabases(config: Config, logger: Logger) {
   const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message), checkpointsBeside: true });
   const stopCheckpoints = checkpointBeside(config.db);
   const readDb = createReadDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
@@ -140,6 +131,43 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (problem) throw damaged(problem);
   });
   checked.catch(() => undefined);
+  return { db, readDb, checked, closeDatabase };
+}
+
+/**
+ * HTTPS for the LAN: browsers give the camera and Web NFC only to secure pages. A taken HTTPS
+ * port costs the LAN its camera, not the door its service: warn and go on.
+ */
+async function startLanHttps(lan: LanShare, config: Config, logger: Logger) {
+  if (isLoopbackHost(config.host)) return undefined;
+  return lan.serveHttps(config.host).catch((err: Error) => {
+    logger.warn({ err }, 'HTTPS for the LAN could not start');
+    process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
+    return undefined;
+  });
+}
+
+/** The ready lines on stdout (the desktop app and scripts wait for the first). */
+function announce(url: string, secure: { urls: string[]; fingerprint: string } | undefined, lan: LanShare): void {
+  process.stdout.write(`Doorlist listening on ${url}\n`);
+  if (secure) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})\n`);
+}
+
+/**
+ * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
+ * app's main process and by the tests.
+ *
+ * SQLite's check of every page (db/integrity.ts, about a second per GB) runs on a read
+ * connection beside the start instead of before it: nothing is written until it has answered
+ * (a pending migration or a missing administrator waits for it), requests wait for it
+ * (afterCheck), and a damaged database rejects `checked` (serve.ts then exits).
+ */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  protectDatabaseFiles(config.db);
+  const removed = removeStaleTempFiles();
+  if (removed > 0) logger.info({ removed }, 'removed temporary files left by earlier runs');
+  const { db, readDb, checked, closeDatabase } = await openDatabases(config, logger);
 
   let app: http.RequestListener;
   let deps: RouteDeps;
@@ -171,17 +199,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host}:${port}`;
   lan.attach({ server, app });
-  // Browsers give the camera and Web NFC only to secure pages: the LAN also gets HTTPS.
-  // A taken HTTPS port costs the LAN its camera, not the door its service: warn and go on.
-  const secure = isLoopbackHost(config.host)
-    ? undefined
-    : await lan.serveHttps(config.host).catch((err: Error) => {
-        logger.warn({ err }, 'HTTPS for the LAN could not start');
-        process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
-        return undefined;
-      });
-  if (options.announce !== false) process.stdout.write(`Doorlist listening on ${url}\n`);
-  if (secure && options.announce !== false) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})\n`);
+  const secure = await startLanHttps(lan, config, logger);
+  if (options.announce !== false) announce(url, secure, lan);
   // Beside the door: followed events push and pull on their own timer, never in a request.
   const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));

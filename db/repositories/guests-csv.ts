@@ -53,8 +53,8 @@ export async function* guestPages(db: Conn, eventId: number): AsyncGenerator<{ g
 
 /**
  * Which of these barcodes and NFC tags other guests of the event already have. On SQLite each
- * list is one statement, whatever its length (a CSV's hundred thousand codes: 30 ms, where
- * IN lists of 900 one after another took 120-140 ms); the two go together.
+ * list is one statement, whatever its length, not IN lists of 900 one after another (a CSV
+ * brings up to a hundred thousand codes); the two go together.
  */
 export async function takenCodes(db: Conn, eventId: number, barcodes: string[], nfcTags: string[]): Promise<{ barcodes: Set<string>; nfcTags: Set<string> }> {
   const holding = (column: 'barcode' | 'nfc_tag', codes: string[]) =>

@@ -174,12 +174,8 @@ export interface BatchReads {
   checkinIds: number[];
 }
 
-/**
- * The batch's decisions in arrival order, on the reads alone (no statement): scope, a uid seen
- * before, an unknown session or guest, the event door's rule (core/scan.ts) on the state as
- * read and as the batch moves it. What needs statements of its own is left in the plan.
- */
-export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads): Plan {
+/** The batch's reads keyed as its decisions look them up: by id, by uid, by each code of a guest. */
+function lookupsOf(reads: BatchReads) {
   const events = new Map(reads.visible.map((e) => [e.id, e]));
   const sessions = new Map(reads.sessionRows.map((s) => [s.id, s]));
   const earlier = new Map<string, { body: string | null; checkin_id: number | null }>();
@@ -194,6 +190,16 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
     if (row.nfc_tag !== null) guests.set(`${row.event_id}|n|${row.nfc_tag}`, row);
     guests.set(`${row.event_id}|i|${row.id}`, row);
   }
+  return { events, sessions, earlier, guests };
+}
+
+/**
+ * The batch's decisions in arrival order, on the reads alone (no statement): scope, a uid seen
+ * before, an unknown session or guest, the event door's rule (core/scan.ts) on the state as
+ * read and as the batch moves it. What needs statements of its own is left in the plan.
+ */
+export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads): Plan {
+  const { events, sessions, earlier, guests } = lookupsOf(reads);
   const plan: Plan = { answers: [], checkins: [], replies: [], standingStation: [], oneAtATime: [], repeatOf: new Map(), stateRead: new Map(), finalState: new Map() };
   const admittedHere = new Map<number, string | null>();
   const answeredUid = new Map<string, number>();
@@ -244,17 +250,17 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
       return;
     }
     if (!plan.stateRead.has(found.id)) plan.stateRead.set(found.id, { checked_in_at: found.checked_in_at, objstatus: found.objstatus });
-    const rule = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
-    if (rule === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
+    const turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
+    if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
       plan.standingStation.push({ index, guest });
       return;
     }
-    if (rule === SCAN_STATUS.alreadyCheckedIn) {
-      plan.answers[index] = turnedAway(rule, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
+    if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
+      plan.answers[index] = turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
       return;
     }
-    if (rule) {
-      plan.answers[index] = turnedAway(rule as ScanRefusal, guest);
+    if (turnedAwayAs) {
+      plan.answers[index] = turnedAway(turnedAwayAs as ScanRefusal, guest);
       return;
     }
     const scannedAt = scanInstant(input, now);

@@ -141,15 +141,15 @@ async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow,
   await trx('guests').where({ id: guest.id }).update({ modified: trx.ref('modified') });
   const standing = await standingIn(trx, eventId, guest.id, session.id);
   const inSince = standing?.scanned_at ?? null;
-  let refusal = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince }) as ScanRefusal | undefined;
-  if (!refusal && input.direction === 'in' && session.access_control && !(await isGuestRegistered(trx, session.id, guest.id))) {
-    if (!session.auto_registration) refusal = SCAN_STATUS.notRegistered;
-    else if ((await registerGuestInSession(trx, session, guest.id)) === REGISTRATION_OUTCOME.full) refusal = SCAN_STATUS.sessionFull;
+  let turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince }) as ScanRefusal | undefined;
+  if (!turnedAwayAs && input.direction === 'in' && session.access_control && !(await isGuestRegistered(trx, session.id, guest.id))) {
+    if (!session.auto_registration) turnedAwayAs = SCAN_STATUS.notRegistered;
+    else if ((await registerGuestInSession(trx, session, guest.id)) === REGISTRATION_OUTCOME.full) turnedAwayAs = SCAN_STATUS.sessionFull;
   }
-  if (refusal === SCAN_STATUS.alreadyCheckedIn) {
-    return turnedAway(refusal, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
+  if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
+    return turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
   }
-  if (refusal) return turnedAway(refusal, guest);
+  if (turnedAwayAs) return turnedAway(turnedAwayAs, guest);
   const row = newCheckin(scan, guest.id, session.id, scanInstant(input, now), now);
   const [{ id }] = await trx('checkins').insert({ ...row, scanned_by: input.scannedBy ?? null }).returning('id');
   return accepted({ ...row, id }, guest);

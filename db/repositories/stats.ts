@@ -24,6 +24,15 @@ function bucketOf(at: string): string {
  * (seconds at most, a few thousand values in an evening) and are bucketed here.
  */
 export async function eventStats(db: Conn, eventId: number) {
+  const guests = await guestFigures(db, eventId);
+  const sessions = await sessionFigures(db, eventId);
+  const stations = await stationFigures(db, eventId);
+  const arrivals = await arrivalFigures(db, eventId);
+  return { ...guests, sessions, stations, arrivals };
+}
+
+/** Guests in all and checked in, inactive ones, and both figures per registration type. */
+async function guestFigures(db: Conn, eventId: number) {
   const byType: { registration_type_id: number; total: number; checked_in: number }[] = await db('guests')
     .where({ event_id: eventId })
     .groupBy('registration_type_id')
@@ -34,12 +43,25 @@ export async function eventStats(db: Conn, eventId: number) {
   const [inactive] = await db('guests').where({ event_id: eventId }).whereRaw(`objstatus = ${GUEST_INACTIVE}`).count({ n: '*' });
   const types = await db('registration_types').where({ event_id: eventId }).select('id', 'name').orderBy('id');
   const ofType = new Map(byType.map((r) => [r.registration_type_id, { total: n(r.total), checked_in: n(r.checked_in) }]));
+  return {
+    total: [...ofType.values()].reduce((sum, t) => sum + t.total, 0),
+    checked_in: [...ofType.values()].reduce((sum, t) => sum + t.checked_in, 0),
+    inactive: n(inactive?.n),
+    registration_types: types.map((t: { id: number; name: string }) => ({
+      id: t.id,
+      name: t.name,
+      total: ofType.get(t.id)?.total ?? 0,
+      checked_in: ofType.get(t.id)?.checked_in ?? 0,
+    })),
+  };
+}
 
+/** Each session's registrations and attendance (guests with an accepted in-scan at it). */
+async function sessionFigures(db: Conn, eventId: number) {
   const sessions = await db('sessions as s')
     .where('s.event_id', eventId)
     .select('s.id', 's.name', 's.capacity', 's.overbook_capacity', db('session_registrations as r').whereRaw('r.session_id = s.id').count('*').as('registered'))
     .orderBy('s.id');
-  // Session attendance: guests with an accepted in-scan at that session.
   const sessionsIn: { session_id: number; n: number }[] = await db('checkins')
     .where({ event_id: eventId, direction: 'in' })
     .whereNotNull('session_id')
@@ -48,8 +70,18 @@ export async function eventStats(db: Conn, eventId: number) {
     .select('session_id')
     .countDistinct({ n: 'guest_id' });
   const inBySession = new Map(sessionsIn.map((r) => [r.session_id, n(r.n)]));
+  return sessions.map((s: { id: number; name: string; capacity: number; overbook_capacity: number; registered: number }) => ({
+    id: s.id,
+    name: s.name,
+    registered: n(s.registered),
+    checked_in: inBySession.get(s.id) ?? 0,
+    capacity: s.capacity,
+    overbook_capacity: s.overbook_capacity,
+  }));
+}
 
-  // Scans still standing per station, in and out apart; no station first.
+/** Per station: scans still standing, in and out apart, and scans undone; no station first. */
+async function stationFigures(db: Conn, eventId: number) {
   const byStation: { station: string | null; direction: string; n: number }[] = await db('checkins')
     .where({ event_id: eventId })
     .whereNull('undone_at')
@@ -72,8 +104,11 @@ export async function eventStats(db: Conn, eventId: number) {
     else entry.checked_out += n(row.n);
     stations.set(row.station, entry);
   }
+  return [...stations.values()].sort((a, b) => (a.station === null ? -1 : b.station === null ? 1 : a.station < b.station ? -1 : a.station > b.station ? 1 : 0));
+}
 
-  // Arrivals at the event door by when the scan happened (an offline station's time kept).
+/** Arrivals at the event door per 5-minute bucket of when the scan happened (an offline station's time kept). */
+async function arrivalFigures(db: Conn, eventId: number) {
   const arrivalTimes: { scanned_at: string; n: number }[] = await db('checkins')
     .where({ event_id: eventId, session_id: null, undone_at: null, direction: 'in' })
     .groupBy('scanned_at')
@@ -84,26 +119,5 @@ export async function eventStats(db: Conn, eventId: number) {
     const bucket = bucketOf(String(row.scanned_at));
     arrivals.set(bucket, (arrivals.get(bucket) ?? 0) + n(row.n));
   }
-
-  return {
-    total: [...ofType.values()].reduce((sum, t) => sum + t.total, 0),
-    checked_in: [...ofType.values()].reduce((sum, t) => sum + t.checked_in, 0),
-    inactive: n(inactive?.n),
-    registration_types: types.map((t: { id: number; name: string }) => ({
-      id: t.id,
-      name: t.name,
-      total: ofType.get(t.id)?.total ?? 0,
-      checked_in: ofType.get(t.id)?.checked_in ?? 0,
-    })),
-    sessions: sessions.map((s: { id: number; name: string; capacity: number; overbook_capacity: number; registered: number }) => ({
-      id: s.id,
-      name: s.name,
-      registered: n(s.registered),
-      checked_in: inBySession.get(s.id) ?? 0,
-      capacity: s.capacity,
-      overbook_capacity: s.overbook_capacity,
-    })),
-    stations: [...stations.values()].sort((a, b) => (a.station === null ? -1 : b.station === null ? 1 : a.station < b.station ? -1 : a.station > b.station ? 1 : 0)),
-    arrivals: [...arrivals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([starts, checkedIn]) => ({ starts, checked_in: checkedIn })),
-  };
+  return [...arrivals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([starts, checkedIn]) => ({ starts, checked_in: checkedIn }));
 }

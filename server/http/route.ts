@@ -14,10 +14,10 @@ import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
 import { replyDrift } from './reply-check';
 import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
+import type { LanShare } from '../lan';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
-import type { LanShare } from '../lan';
 
 /** What every router is built from; injected so tests run real routers on their own database. */
 export interface RouteDeps {
@@ -199,8 +199,8 @@ function responseConfigs(responses: Record<number, string | ResponseConfig>, isP
   out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
   if (!isPublic) {
     out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
-    const refusal = access === 'signed-in-manager' ? `${MSG.roleNotAllowed} (an API key: ${MSG.keysCannotManage})` : MSG.roleNotAllowed;
-    if (access !== 'door') out['403'] ??= { description: refusal, content: { 'application/json': { schema: DetailResponse } } };
+    const forbidden = access === 'signed-in-manager' ? `${MSG.roleNotAllowed} (an API key: ${MSG.keysCannotManage})` : MSG.roleNotAllowed;
+    if (access !== 'door') out['403'] ??= { description: forbidden, content: { 'application/json': { schema: DetailResponse } } };
   }
   return out;
 }
@@ -208,6 +208,74 @@ function responseConfigs(responses: Record<number, string | ResponseConfig>, isP
 /** Routes that take their body fields from the query string too document them as (optional) query parameters. */
 function bodyFieldsAsQuery(def: { body?: ZodType; bodyAlsoFromQuery?: boolean }) {
   return def.bodyAlsoFromQuery && def.body instanceof z.ZodObject ? def.body.partial() : undefined;
+}
+
+/** A route's declaration without its handler: what documents it and reads its input. */
+type Declaration = Omit<RouteDefinition<ZodType | undefined, ZodType | undefined, ZodType | undefined>, 'handler'>;
+
+/** The route in the OpenAPI document, under its path and each alias the spec gives it. */
+function documentRoute(registry: OpenAPIRegistry, def: Declaration, access: Access): void {
+  for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
+    registry.registerPath({
+      method: def.method,
+      path,
+      summary: def.summary,
+      description: def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`,
+      tags: def.tags,
+      security: def.public ? [] : [{ Token: [] }],
+      request: {
+        params: def.params as never,
+        query: (def.query ?? bodyFieldsAsQuery(def)) as never,
+        body: def.body
+          ? { content: { 'application/json': { schema: def.body } } }
+          : def.rawBody
+            ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+            : undefined,
+      },
+      responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false, def.rawBody !== undefined),
+    });
+  }
+}
+
+/** The query and body as the route's schemas read them; a body the parsers refused is answered here. */
+function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; body: unknown } {
+  const bodyError = (req as ParsedRequest)[BODY_ERROR];
+  if (bodyError !== undefined) throw bodyError;
+  if (def.jsonOnly && hasBody(req) && !req.is(JSON_BODY_TYPES)) throw new HttpError(415, { detail: MSG.jsonOnly });
+  if (def.query && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
+  const query = def.query ? parseInput(def.query, req.query) : undefined;
+  if (!def.body) return { query, body: undefined };
+  if (hasBody(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
+  const raw = req.body === undefined ? {} : req.body;
+  if (!isPlainObject(raw)) throw new ValidationError({ detail: MSG.bodyNotObject });
+  if (hasUndecodableText(raw)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
+  if (def.bodyAlsoFromQuery && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
+  return { query, body: parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw) };
+}
+
+/** One of the app's upload slots, or the 503 that tells the client to come back. */
+function takeUploadSlot(uploads: UploadSlots, res: Response): () => void {
+  const release = uploads.take();
+  if (release) return release;
+  // The body is not read: the connection closes after the answer instead.
+  res.setHeader('Connection', 'close');
+  res.setHeader('Retry-After', String(UPLOAD_RETRY_AFTER_S));
+  throw new HttpError(503, { detail: MSG.uploadsBusy(uploads.limit) });
+}
+
+/** Test servers only (config.checkReplies): an answer that drifted from its documentation fails loudly. */
+function refuseDrift(def: Declaration, reply: Reply): void {
+  const drift = replyDrift(def.responses, reply.status, reply.body);
+  if (drift.length === 0) return;
+  console.error(`${def.method.toUpperCase()} ${def.path} answered off its declared schema:\n  ${drift.join('\n  ')}`);
+  throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
+}
+
+function sendReply(res: Response, reply: Reply): void {
+  res.status(reply.status);
+  if (reply.body === undefined) res.end();
+  else if (Buffer.isBuffer(reply.body)) res.type('application/json').setHeader('Content-Length', reply.body.length).end(reply.body);
+  else res.json(reply.body);
 }
 
 /**
@@ -225,26 +293,7 @@ export function resourceRouter(deps: RouteDeps) {
     def: RouteDefinition<P, Q, B>,
   ): void {
     const access = def.access ?? 'manager';
-    for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
-      deps.registry.registerPath({
-        method: def.method,
-        path,
-        summary: def.summary,
-        description: def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`,
-        tags: def.tags,
-        security: def.public ? [] : [{ Token: [] }],
-        request: {
-          params: def.params as never,
-          query: (def.query ?? bodyFieldsAsQuery(def)) as never,
-          body: def.body
-            ? { content: { 'application/json': { schema: def.body } } }
-            : def.rawBody
-              ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
-              : undefined,
-        },
-        responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false, def.rawBody !== undefined),
-      });
-    }
+    documentRoute(deps.registry, def, access);
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
       for (let attempt = 1; ; attempt++) {
@@ -268,30 +317,8 @@ export function resourceRouter(deps: RouteDeps) {
       }
       // Role before any input is read: a caller who may not do this learns nothing from its body.
       if (!def.public) await authorize(deps.db, caller, access, params as ScopeParams);
-      const bodyError = (req as ParsedRequest)[BODY_ERROR];
-      if (bodyError !== undefined) throw bodyError;
-      if (def.jsonOnly && hasBody(req) && !req.is(JSON_BODY_TYPES)) throw new HttpError(415, { detail: MSG.jsonOnly });
-      if (def.query && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
-      const query = def.query ? parseInput(def.query, req.query) : undefined;
-      let body: unknown;
-      if (def.body) {
-        if (hasBody(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
-        const raw = req.body === undefined ? {} : req.body;
-        if (!isPlainObject(raw)) throw new ValidationError({ detail: MSG.bodyNotObject });
-        if (hasUndecodableText(raw)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
-        if (def.bodyAlsoFromQuery && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
-        body = parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw);
-      }
-      let release: (() => void) | undefined;
-      if (def.rawBody) {
-        release = uploads.take();
-        if (!release) {
-          // The body is not read: the connection closes after the answer instead.
-          res.setHeader('Connection', 'close');
-          res.setHeader('Retry-After', String(UPLOAD_RETRY_AFTER_S));
-          throw new HttpError(503, { detail: MSG.uploadsBusy(uploads.limit) });
-        }
-      }
+      const { query, body } = parseQueryAndBody(def, req);
+      const release = def.rawBody ? takeUploadSlot(uploads, res) : undefined;
       let reply: Reply | void;
       try {
         reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
@@ -299,20 +326,10 @@ export function resourceRouter(deps: RouteDeps) {
         release?.();
       }
       if (!reply) return;
-      if (deps.config.checkReplies) {
-        const drift = replyDrift(def.responses, reply.status, reply.body);
-        if (drift.length > 0) {
-          // Test servers only: an answer that drifted from its documentation fails loudly.
-          console.error(`${def.method.toUpperCase()} ${def.path} answered off its declared schema:\n  ${drift.join('\n  ')}`);
-          throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
-        }
-      }
+      if (deps.config.checkReplies) refuseDrift(def, reply);
       const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
-      res.status(reply.status);
-      if (reply.body === undefined) res.end();
-      else if (Buffer.isBuffer(reply.body)) res.type('application/json').setHeader('Content-Length', reply.body.length).end(reply.body);
-      else res.json(reply.body);
+      sendReply(res, reply);
     }
   }
 

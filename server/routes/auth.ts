@@ -21,6 +21,12 @@ export async function issueToken(deps: RouteDeps, userId: number): Promise<strin
   return token;
 }
 
+/**
+ * Signing in and out with a user's password, and the signed-in user.
+ *
+ * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
+ * handler of a few lines), kept together so the resource's routes read in one place.
+ */
 export function authRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   // An unknown username is checked against this hash, so it costs the same scrypt as a known

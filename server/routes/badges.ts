@@ -1,25 +1,14 @@
 import type { Response } from 'express';
 import { readSnapshot } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
-import {
-  badgeGuestsByIds,
-  badgeGuestsPage,
-  eventBadgeSize,
-  idsNotInEvent,
-  listBadgePrints,
-  printerName,
-  registrationTypeOfEvent,
-  setEventBadgeSize,
-  toBadgePrint,
-  type BadgeGuest,
-} from '../../db/repositories/badge-prints';
-import { chunks } from '../../db/bulk';
+import { badgeGuestsByIds, eventBadgeSize, listBadgePrints, printerName, setEventBadgeSize, toBadgePrint, type BadgeGuest } from '../../db/repositories/badge-prints';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { scannerOf, type Caller } from '../http/auth';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { sendBadges } from '../badges/print';
+import { badgeSelection } from '../services/badge-selection';
 import { DetailResponse, DetailsResponse, FieldErrorsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { BadgeGuestParams, BadgeLayout, BadgeLayoutUpdate, BadgePrint, BadgePrintListQuery, BadgeQuery, BadgesSelection, type BadgesSelectionInput } from '../schemas/badges';
@@ -29,9 +18,12 @@ import { MSG } from '../../core/messages';
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
 const pdf = { description: 'The badges, one page each, on the event’s label size', content: { 'application/pdf': { schema: { type: 'string' as const, format: 'binary' } } } };
 
-// Guests read (and prints recorded) a page at a time while the PDF streams.
-const PAGE = 100;
-
+/**
+ * Badges as PDF (one guest, or a selection), the label size and the print log.
+ *
+ * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
+ * handler of a few lines), kept together so the resource's routes read in one place.
+ */
 export function badgesRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -40,40 +32,6 @@ export function badgesRouter(deps: RouteDeps) {
     const by = { station: station ?? null, printedBy: scannerOf(caller), printedByName: await printerName(deps.readDb, caller.kind, caller.id) };
     const size = await eventBadgeSize(deps.readDb, event.id);
     await sendBadges(res, deps.db, { eventId: event.id, size, title: `${event.name}: badges`, fileName, first, rest, by, onRecorded: () => deps.localWrites.noteWrite(event.id) });
-  }
-
-  /** The guests a selection names, page by page; refuses ids that are not the event's before anything is sent. */
-  async function selectionPages(event: EventRow, selection: BadgesSelectionInput): Promise<{ first: BadgeGuest[]; rest: () => AsyncIterable<BadgeGuest[]> }> {
-    const db = deps.readDb;
-    if (selection.guest_ids !== undefined) {
-      const missing = await idsNotInEvent(db, event.id, selection.guest_ids);
-      if (missing.length > 0) throw ValidationError.field('guest_ids', BADGE_MSG.notGuestsOfEvent(missing));
-      const [head, ...tail] = chunks(selection.guest_ids, PAGE);
-      return {
-        first: await badgeGuestsByIds(db, event.id, head),
-        rest: async function* () {
-          for (const ids of tail) yield await badgeGuestsByIds(db, event.id, ids);
-        },
-      };
-    }
-    const filter = { registrationTypeId: selection.registration_type, notPrinted: selection.not_printed };
-    if (filter.registrationTypeId !== undefined && !(await registrationTypeOfEvent(db, event.id, filter.registrationTypeId))) {
-      throw ValidationError.field('registration_type', MSG.registrationTypeNotFound);
-    }
-    const first = await badgeGuestsPage(db, event.id, filter, 0, PAGE);
-    return {
-      first,
-      rest: async function* () {
-        // Pages after the last id printed: a guest printed meanwhile is never printed twice.
-        for (let last = first.at(-1)?.id; last !== undefined && first.length === PAGE; ) {
-          const page = await badgeGuestsPage(db, event.id, filter, last, PAGE);
-          if (page.length === 0) return;
-          yield page;
-          if (page.length < PAGE) return;
-          last = page.at(-1)!.id;
-        }
-      },
-    };
   }
 
   route({
@@ -101,7 +59,7 @@ export function badgesRouter(deps: RouteDeps) {
 
   async function batch(caller: Caller, eventId: number, selection: BadgesSelectionInput, res: Response) {
     const event = await scopedEvent(deps.readDb, caller, eventId);
-    const { first, rest } = await selectionPages(event, selection);
+    const { first, rest } = await badgeSelection(deps.readDb, event, selection);
     if (first.length === 0) throw new NotFoundError(BADGE_MSG.noGuestToPrint, 'details');
     await send(res, caller, event, selection.station, first, rest, `badges-${event.id}.pdf`);
   }

@@ -30,6 +30,12 @@ const toReply = (outcome: ScanOutcome) => ({ status: SCAN_HTTP_STATUS[outcome.st
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
 
+/**
+ * Scans at the door (through the scan service), their list, undo and the event's stats.
+ *
+ * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
+ * handler of a few lines), kept together so the resource's routes read in one place.
+ */
 export function checkinsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   const recordScan = scanBatches(deps.db, deps.logger);

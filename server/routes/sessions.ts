@@ -42,6 +42,12 @@ import { writeTransaction } from '../../db/write-transaction';
 const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);
 
+/**
+ * The sessions of an event and their registrations.
+ *
+ * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
+ * handler of a few lines), kept together so the resource's routes read in one place.
+ */
 export function sessionsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 

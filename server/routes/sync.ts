@@ -20,6 +20,9 @@ import { CURSOR_HEADER } from '../sync/upstream';
 /**
  * Following an upstream Doorlist. Two halves: a laptop's own follow/status/unfollow, and the
  * pair of routes its follower calls on the upstream (changes down, changes up).
+ *
+ * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
+ * handler of a few lines), kept together so the resource's routes read in one place.
  */
 export function syncRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);

@@ -80,9 +80,9 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
   // After the batch's own guests are in: the guest holding a code may be one of them.
   for (const index of codeTaken) {
     const { eventId, guest } = requests[index];
-    const refusal = await codesTaken(trx, eventId, guest);
-    if (!refusal) throw new Error('A code read as taken is held by no guest');
-    answers[index] = refusal;
+    const takenError = await codesTaken(trx, eventId, guest);
+    if (!takenError) throw new Error('A code read as taken is held by no guest');
+    answers[index] = takenError;
   }
   return answers;
 }

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { residentMb, signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 import { privateTempDir } from '../../server/temp-files';
 import { MSG } from '../../core/messages';
-import { CSV_LISTED_ROW_ERRORS, CSV_MAX_BAD_ROWS, CSV_MAX_ROWS } from '../../server/routes/guests-csv';
+import { CSV_LISTED_ROW_ERRORS, CSV_MAX_BAD_ROWS, CSV_MAX_ROWS } from '../../server/services/guest-csv-import';
 
 /** The server's memory may grow by this much for any upload (it starts near 150 MB under tsx). */
 const MEMORY_BUDGET_MB = 300;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
-import { CSV_MAX_COLUMNS } from '../../server/routes/guests-csv';
+import { CSV_MAX_COLUMNS } from '../../server/services/guest-csv-import';
 import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S } from '../../server/http/upload-slots';
 import { TestServer } from '../helpers/server';
 import { createEvent, createGroup } from '../helpers/fixtures';
