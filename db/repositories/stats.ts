@@ -118,8 +118,9 @@ const LATEST_SCANS = 15;
  * What the supervisor view adds to the door's numbers (issue 38): guests still expected, each
  * station's last scan and scans of the last minutes, and the latest scans of every station with
  * who they were. `stations`: the stations eventStats found. Each station's figures are two
- * seeks of the (event_id, station, scanned_at) index, the latest scans one walk down the
- * (event_id, modified) index: asked only by the supervisor view, never by the doors' polls.
+ * seeks of the (event_id, station, scanned_at) index; the latest scans are the event's scans
+ * by when they happened, a top-15 pass over its scans (about 20 ms at 100,000): asked only by
+ * the supervisor view, never by the doors' polls.
  */
 export async function supervisorStats(db: Conn, eventId: number, stations: readonly (string | null)[], now: Date) {
   const since = new Date(now.getTime() - RECENT_MINUTES * 60_000).toISOString();
@@ -143,7 +144,7 @@ export async function supervisorStats(db: Conn, eventId: number, stations: reado
     .where('c.event_id', eventId)
     .whereNull('c.undone_at')
     .orderBy([
-      { column: 'c.modified', order: 'desc' },
+      { column: 'c.scanned_at', order: 'desc' },
       { column: 'c.id', order: 'desc' },
     ])
     .limit(LATEST_SCANS)

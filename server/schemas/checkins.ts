@@ -151,7 +151,7 @@ export const SupervisorStats = z
           scanned_at: z.string(),
         }),
       )
-      .openapi({ description: 'The 15 scans the server recorded last, across all stations (standing ones), newest first' }),
+      .openapi({ description: 'The 15 latest standing scans across all stations, by when they happened (scanned_at), newest first' }),
   })
   .openapi('SupervisorStats');
 

@@ -14,14 +14,14 @@ function instantOf(utc: string | null | undefined): Date | undefined {
 export function eventTime(utc: string | null | undefined, timeZone: string): string {
   const instant = instantOf(utc);
   if (!instant) return '';
-  return new Intl.DateTimeFormat(i18next.language, { hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(instant);
+  return new Intl.DateTimeFormat(i18next.language, { hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(instant);
 }
 
 /** A date and time on the event's clock, labelled with its zone ("1 Dec 2026, 18:05 CET"). */
 export function eventDateTime(utc: string | null | undefined, timeZone: string): string {
   const instant = instantOf(utc);
   if (!instant) return '';
-  return new Intl.DateTimeFormat(i18next.language, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(instant);
+  return new Intl.DateTimeFormat(i18next.language, { day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(instant);
 }
 
 /** A wall time already on the event's clock (an event's or a sales period's), as text. */

@@ -118,6 +118,8 @@ export function GuestsPage({ api, eventId, timezone }: { api: Api; eventId: numb
   }, [visible, loadPage]);
 
   const typeName = (id: number) => types?.find((rt) => rt.id === id)?.name ?? String(id);
+  // The door stops for a guest flagged, or for every guest of a type flagged (as the attention filter counts).
+  const stopsAtDoor = (guest: GuestRecord) => guest.attention || Boolean(types?.find((rt) => rt.id === guest.registration_type)?.attention);
   const guestAt = (index: number) => pages.get(Math.floor(index / PAGE_SIZE) + 1)?.[index % PAGE_SIZE];
   const changed = () => {
     setOpen(undefined);
@@ -214,7 +216,7 @@ export function GuestsPage({ api, eventId, timezone }: { api: Api; eventId: numb
                     <>
                       <span role="cell">
                         <button type="button" className="link" onClick={() => setOpen(guest)}>
-                          {guest.attention && <span title={t('fields.attention')}>★ </span>}
+                          {stopsAtDoor(guest) && <span title={t('fields.attention')}>★ </span>}
                           {guest.first_name} {guest.last_name}
                         </button>
                       </span>

@@ -79,7 +79,7 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
           {failed ? t('supervisor.stale', { time: eventTime(sup.now, timezone) }) : t('supervisor.live', { time: eventTime(sup.now, timezone) })}
         </span>
       </header>
-      <p className="muted">{t('supervisor.timesIn', { zone: timezone })}</p>
+      <p className="muted sv-note">{t('supervisor.timesIn', { zone: timezone })}</p>
       <div className="sv-cards">
         <Card label={t('supervisor.checkedIn')} value={`${formatNumber(stats.checked_in)} / ${formatNumber(expected)}`} testId="sv-checked-in" />
         <Card label={t('supervisor.remaining')} value={formatNumber(sup.remaining)} testId="sv-remaining" />
@@ -221,15 +221,7 @@ function StationsTable({ stations, minutes, now, timezone, t }: { stations: Stat
                   {s.health === 'queued' && ` (${formatNumber(s.queued)})`}
                 </span>
               </td>
-              <td>
-                {s.last_scan_at ? (
-                  <>
-                    {eventTime(s.last_scan_at, timezone)} <span className="muted">{ago(s.last_scan_at, now)}</span>
-                  </>
-                ) : (
-                  <span className="muted">{t('supervisor.none')}</span>
-                )}
-              </td>
+              <td title={s.last_scan_at ? ago(s.last_scan_at, now) : undefined}>{s.last_scan_at ? eventTime(s.last_scan_at, timezone) : <span className="muted">{t('supervisor.none')}</span>}</td>
               <td>{formatNumber(Math.round((s.scans_recent / minutes) * 10) / 10)}</td>
             </tr>
           ))}
