@@ -100,7 +100,7 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
       {current === 'file' && (
         <>
           <EventFileExport api={api} eventId={eventId} eventName={event.name} />
-          <SyncPanel api={api} eventId={eventId} />
+          <SyncPanel api={api} eventId={eventId} timezone={event.timezone} />
         </>
       )}
       {editing && groups && (
