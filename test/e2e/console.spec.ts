@@ -85,7 +85,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByRole('button', { name: 'Duplicate' }).click();
   await expect(page.getByRole('status')).toContainText('Copy created:');
   await page.getByRole('status').getByRole('link').click();
-  await page.getByRole('button', { name: 'Edit', exact: true }).click();
+  await page.locator('.event-head').getByRole('button', { name: 'Edit', exact: true }).click();
   const copyForm = console_.dialog(`Edit ${EVENT} (copy)`);
   await copyForm.getByLabel('Name').fill('Winter Fair');
   await copyForm.getByRole('button', { name: 'Save changes' }).click();
