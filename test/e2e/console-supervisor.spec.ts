@@ -189,3 +189,18 @@ test('session times and registration types: on the event\'s clock, labelled, and
   const stored = await server.must(200, 'GET', `/events/${eventId}/registration_types`);
   expect(stored.results.find((t: { name: string }) => t.name === 'General').attention).toBe(true);
 });
+
+test('the supervisor view speaks the console\'s language: German, with no English left', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('doorlist.language', 'de'));
+  await signedIn(page, 'supervisor');
+  const view = page.locator('.supervisor');
+  await expect(page.getByRole('heading', { name: 'Aufsicht' })).toBeVisible();
+  await expect(view).toContainText('Eingecheckt');
+  await expect(view).toContainText('Letzte Scans, alle Stationen');
+  await expect(view).toContainText(`Zeiten nach der Uhr der Veranstaltung: ${ZONE}.`);
+  // German names the zone by its offset: still labelled.
+  await expect(view.locator('.sv-time').first()).toHaveText(/^\d\d:\d\d GMT-8$/);
+  for (const english of ['Remaining', 'Stations', 'Latest scans', 'Scans per minute', 'Sending', 'Last scan', 'By registration type', 'By session', 'Times on']) {
+    await expect(view).not.toContainText(english);
+  }
+});
