@@ -28,6 +28,9 @@ export const CUSTOM_QUESTION_TYPES = ['checkbox', 'text', 'drop_down', 'radio'] 
 
 export const REGISTRATION_TYPE_KINDS = ['ticket', 'donation'] as const;
 
+/** The guest list's `ordering`: a sortable field, `-` first for descending (issue 38). */
+export const GUEST_ORDERINGS = ['id', '-id', 'last_name', '-last_name', 'first_name', '-first_name', 'company', '-company', 'registration_type', '-registration_type', 'checked_in_at', '-checked_in_at'] as const;
+
 export const MSG = {
   sessionExpired: 'Your session has expired. Please relogin.',
   required: 'This field is required.',
@@ -160,6 +163,9 @@ export const MSG = {
   answerMustBeString: (n: number | string) => `answer for question (${n}) must be a string.`,
   answerTooLong: (n: number | string, max: number) => `answer for question (${n}) must have no more than ${max} characters.`,
   invalidSearch: 'Ensure this field has no more than 200 characters.',
+  invalidGuestOrdering: `Invalid ordering; valid: ${GUEST_ORDERINGS.join(', ')}`,
+  invalidStation: 'Ensure this field has no more than 128 characters.',
+  invalidQueued: 'Ensure this value is greater than or equal to 0.',
   // Identity, roles and first run (issues 11 and 13)
   roleNotAllowed: 'Your role does not allow this.',
   keysCannotManage: 'API keys cannot manage keys, users or the group; sign in as a manager.',

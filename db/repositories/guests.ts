@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Conn, Trx } from '../knex';
 import { insertRows } from '../bulk';
 import { fileSearchTerms, filePreparedSearchTerms, forgetSearchTerms, prepareSearchTerms, whereSearchMatches, type PreparedSearchTerms } from '../search-index';
@@ -10,7 +11,7 @@ import { sentAtOnce, survivingFailure, writeTransaction } from '../write-transac
 import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
 import { ValidationError, type FieldErrors } from '../../core/errors';
-import { MSG } from '../../core/messages';
+import { MSG, type GUEST_ORDERINGS } from '../../core/messages';
 import type { AnswerInput } from '../../core/answers';
 
 /**
@@ -171,9 +172,60 @@ export async function guestJson(db: Conn, eventId: number, guestId: number): Pro
   return bytesOf(row.json);
 }
 
+export type GuestOrdering = (typeof GUEST_ORDERINGS)[number];
+
 export interface GuestListFilter {
   onlyCheckins?: boolean;
   search?: string;
+  /** true: only guests who are in; false: only those who are not. */
+  checkedIn?: boolean;
+  registrationTypeId?: number;
+  /** true: guests the door stops for (their own attention or their type's); false: the others. */
+  attention?: boolean;
+  /** Guests with a standing event-door admission made at this station. */
+  station?: string;
+  ordering?: GuestOrdering;
+}
+
+// Each ordering's columns; ties end on id, so pages never overlap. Names sort as stored.
+const ORDER_COLUMNS: Record<string, string[]> = {
+  id: ['id'],
+  last_name: ['last_name', 'first_name', 'id'],
+  first_name: ['first_name', 'last_name', 'id'],
+  company: ['company', 'id'],
+  registration_type: ['registration_type_id', 'id'],
+  checked_in_at: ['checked_in_at', 'id'],
+};
+
+// Columns that may be unset: their guests sort last either way, on both databases (SQLite puts
+// NULL first and PostgreSQL last by default; knex's own `nulls` option drops the column on SQLite).
+const NULLABLE_ORDER_COLUMNS = new Set(['company', 'checked_in_at']);
+
+/** ORDER BY text of an ordering (its columns from the fixed list above, so safe to inline). */
+function orderOf(ordering: GuestOrdering = 'id', prefix = ''): string {
+  const descending = ordering.startsWith('-');
+  const columns = ORDER_COLUMNS[descending ? ordering.slice(1) : ordering];
+  return columns.map((column) => `${prefix}${column} ${descending ? 'desc' : 'asc'}${NULLABLE_ORDER_COLUMNS.has(column) ? ' nulls last' : ''}`).join(', ');
+}
+
+/** The console's filters (GuestListFilter) on a query of the event's guests. */
+function whereFiltered(db: Conn, query: Knex.QueryBuilder, eventId: number, filter: GuestListFilter) {
+  if (filter.onlyCheckins || filter.checkedIn === true) query.whereNotNull('checked_in_at');
+  if (filter.checkedIn === false) query.whereNull('checked_in_at');
+  if (filter.registrationTypeId !== undefined) query.where('registration_type_id', filter.registrationTypeId);
+  if (filter.attention !== undefined) {
+    const typesWithAttention = db('registration_types').select('id').where({ event_id: eventId, attention: true });
+    // Two index reads joined (the flagged few on their partial index, the types' guests on theirs),
+    // where an OR would read every guest of the event.
+    const flagged = db('guests').select('id').where('event_id', eventId).whereRaw('attention = true');
+    const ofTypes = db('guests').select('id').where('event_id', eventId).whereIn('registration_type_id', typesWithAttention);
+    const stopped = flagged.union(ofTypes);
+    if (filter.attention) query.whereIn('id', stopped);
+    else query.whereNotIn('id', stopped);
+  }
+  if (filter.station !== undefined) {
+    query.whereIn('id', db('checkins').select('guest_id').where({ event_id: eventId, station: filter.station, direction: 'in' }).whereNull('session_id').whereNull('undone_at'));
+  }
 }
 
 /** The guest `g`'s API form, built by the database, its answers included (guestAnswersSql). */
@@ -233,13 +285,14 @@ export function guestAnswersSql(db: Conn): string {
 export async function listGuests(db: Conn, eventId: number, filter: GuestListFilter, page: { limit: number; offset: number; modifiedSince?: string }) {
   const base = db<GuestRow>('guests').where('event_id', eventId);
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);
-  if (filter.onlyCheckins) base.whereNotNull('checked_in_at');
+  whereFiltered(db, base, eventId, filter);
   const words = searchWords(filter.search ?? '');
   whereSearchMatches(db, base, eventId, words);
-  const whole = !page.modifiedSince && !filter.onlyCheckins && words.length === 0;
+  const narrowed = filter.onlyCheckins || filter.checkedIn !== undefined || filter.registrationTypeId !== undefined || filter.attention !== undefined || filter.station !== undefined;
+  const whole = !page.modifiedSince && !narrowed && words.length === 0;
   const count = whole && dialectOf(db).keepsGuestCounts ? await keptGuestCount(db, eventId) : Number((await base.clone().count({ count: '*' }))[0].count);
-  const pageIds = base.clone().select('id').orderBy('id').limit(page.limit).offset(page.offset);
-  const pageJson = db('guests as g').whereIn('g.id', pageIds).orderBy('g.id').select(db.raw(`${guestJsonSql(db)} as json`));
+  const pageIds = base.clone().select('id').orderByRaw(orderOf(filter.ordering)).limit(page.limit).offset(page.offset);
+  const pageJson = db('guests as g').whereIn('g.id', pageIds).orderByRaw(orderOf(filter.ordering, 'g.')).select(db.raw(`${guestJsonSql(db)} as json`));
   const [row] = (await db.from(pageJson.as('p')).select(db.raw(`${textAsBytes(db, joinedText('p.json'))} as guests`))) as { guests: Buffer | string | null }[];
   const guests = row?.guests ?? '';
   return { count, guests: bytesOf(guests) };

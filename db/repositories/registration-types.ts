@@ -1,7 +1,7 @@
 import type { Conn } from '../knex';
 import { newRecord, toBool } from '../records';
 import { isIntegrityViolation } from '../errors';
-import { toApiDatetime } from '../../core/time';
+import { nowIso, toApiDatetime } from '../../core/time';
 import { ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 
@@ -87,6 +87,21 @@ export async function insertRegistrationType(db: Conn, eventId: number, fields: 
       .insert({ ...newRecord(), event_id: eventId, ...fields })
       .returning('id');
     return row.id;
+  } catch (err) {
+    if (isIntegrityViolation(err)) throw new ValidationError({ details: [MSG.registrationTypeIntegrity] });
+    throw err;
+  }
+}
+
+/**
+ * Changes the fields given (undefined leaves one as it is); false when the event has no such
+ * type. The same CHECK rules as on create decide, with the same data-integrity error.
+ */
+export async function updateRegistrationType(db: Conn, eventId: number, id: number, changes: Partial<RegistrationTypeFields>): Promise<boolean> {
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  try {
+    const updated = await db('registration_types').where({ event_id: eventId, id }).update({ ...set, modified: nowIso() });
+    return updated > 0;
   } catch (err) {
     if (isIntegrityViolation(err)) throw new ValidationError({ details: [MSG.registrationTypeIntegrity] });
     throw err;

@@ -1,4 +1,5 @@
 import type { Conn } from '../knex';
+import { toApiDatetime } from '../../core/time';
 import { GUEST_INACTIVE } from './guests';
 
 // Divides 60, so a bucket never spans two hours.
@@ -120,4 +121,73 @@ async function arrivalFigures(db: Conn, eventId: number) {
     arrivals.set(bucket, (arrivals.get(bucket) ?? 0) + n(row.n));
   }
   return [...arrivals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([starts, checkedIn]) => ({ starts, checked_in: checkedIn }));
+}
+
+/** Scans counted for a station's pace: those made in the last few minutes. */
+export const RECENT_MINUTES = 5;
+/** The latest scans listed across all stations. */
+const LATEST_SCANS = 15;
+
+/**
+ * What the supervisor view adds to the door's numbers (issue 38): guests still expected, each
+ * station's last scan and scans of the last minutes, and the latest scans of every station with
+ * who they were. `stations`: the stations eventStats found. Each station's figures are two
+ * seeks of the (event_id, station, scanned_at) index; the latest scans are the event's scans
+ * by when they happened, a top-15 pass over its scans (about 20 ms at 100,000): asked only by
+ * the supervisor view, never by the doors' polls.
+ */
+export async function supervisorStats(db: Conn, eventId: number, stations: readonly (string | null)[], now: Date) {
+  const since = new Date(now.getTime() - RECENT_MINUTES * 60_000).toISOString();
+  // Inactive guests are not expected: those not in come off what remains (the few, on their index).
+  const inactiveOut: { registration_type_id: number; n: number }[] = await db('guests')
+    .where({ event_id: eventId })
+    .whereRaw(`objstatus = ${GUEST_INACTIVE}`)
+    .whereNull('checked_in_at')
+    .groupBy('registration_type_id')
+    .select('registration_type_id')
+    .count({ n: '*' });
+  const perStation = [];
+  for (const station of stations) {
+    const own = () => db('checkins').where({ event_id: eventId }).andWhere((q) => (station === null ? q.whereNull('station') : q.where('station', station)));
+    const [last] = await own().max({ at: 'scanned_at' });
+    const [recent] = await own().where('scanned_at', '>=', since).whereNull('undone_at').count({ n: '*' });
+    perStation.push({ station, last_scan_at: last?.at == null ? null : toApiDatetime(String(last.at)), scans_recent: n(recent?.n) });
+  }
+  const latest: LatestScanRow[] = await db('checkins as c')
+    .join('guests as g', 'g.id', 'c.guest_id')
+    .where('c.event_id', eventId)
+    .whereNull('c.undone_at')
+    .orderBy([
+      { column: 'c.scanned_at', order: 'desc' },
+      { column: 'c.id', order: 'desc' },
+    ])
+    .limit(LATEST_SCANS)
+    .select('c.id', 'c.guest_id', 'g.first_name', 'g.last_name', 'g.registration_type_id', 'c.direction', 'c.session_id', 'c.station', 'c.scanned_at');
+  return {
+    inactiveOut: new Map(inactiveOut.map((r) => [r.registration_type_id, n(r.n)])),
+    stations: perStation,
+    latest: latest.map((r) => ({
+      id: r.id,
+      guest_id: r.guest_id,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      registration_type: r.registration_type_id,
+      direction: r.direction as 'in' | 'out',
+      session_id: r.session_id,
+      station: r.station,
+      scanned_at: toApiDatetime(String(r.scanned_at)) as string,
+    })),
+  };
+}
+
+interface LatestScanRow {
+  id: number;
+  guest_id: number;
+  first_name: string;
+  last_name: string;
+  registration_type_id: number;
+  direction: string;
+  session_id: number | null;
+  station: string | null;
+  scanned_at: string | Date;
 }

@@ -115,14 +115,6 @@ export function apiNow(date = new Date()): string {
   return date.toISOString().slice(0, 19);
 }
 
-/** Server times are UTC without a zone suffix; shown as the local wall clock. */
-export function localTime(apiDatetime: string | null | undefined): string {
-  if (!apiDatetime) return '';
-  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(apiDatetime) ? apiDatetime : `${apiDatetime}Z`);
-  if (Number.isNaN(date.getTime())) return apiDatetime;
-  return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-}
-
 /** Every page of a list envelope (events, sessions, registration types are short lists). */
 export async function listAll<T>(api: Api, path: string, maxPages = 20): Promise<T[]> {
   const results: T[] = [];

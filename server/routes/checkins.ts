@@ -9,7 +9,9 @@ import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
-import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused } from '../schemas/checkins';
+import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused, StatsQuery } from '../schemas/checkins';
+import { StationHeartbeats } from '../services/station-heartbeats';
+import { supervisorBlock } from '../services/supervisor-stats';
 import { MSG } from '../../core/messages';
 import { SCAN_STATUS, type ScanStatus } from '../../core/scan';
 import { writeTransaction } from '../../db/write-transaction';
@@ -39,6 +41,7 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 export function checkinsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
   const recordScan = scanBatches(deps.db, deps.logger);
+  const heartbeats = new StationHeartbeats();
 
   route({
     method: 'post',
@@ -111,16 +114,23 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/stats',
-    summary: 'Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (never stale)',
+    summary:
+      "Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (never stale); a door station's heartbeat (station, queued); the supervisor view's figures (supervisor=true)",
     tags: ['Check-in'],
     access: 'door',
     params: CheckinEventParams,
+    query: StatsQuery,
     responses: { 200: json(EventStats, 'Stats'), 404: MSG.eventNotFound },
     // One read transaction on the read connection: every figure from one snapshot that includes
     // every answered write, and no scan waits for it.
-    handler: async ({ params, caller }) => {
+    handler: async ({ params, query, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      return { status: 200, body: await readSnapshot(deps.readDb, (trx) => eventStats(trx, event.id)) };
+      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0);
+      const body = await readSnapshot(deps.readDb, async (trx) => {
+        const door = await eventStats(trx, event.id);
+        return query.supervisor ? { ...door, supervisor: await supervisorBlock(trx, event.id, door, heartbeats) } : door;
+      });
+      return { status: 200, body };
     },
   });
 

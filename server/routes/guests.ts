@@ -80,7 +80,7 @@ export function guestsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/guests',
-    summary: 'The guest list: paged, `timestamp` delta, only_checkins, search (name, e-mail, company, barcode, NFC tag)',
+    summary: 'The guest list: paged, `timestamp` delta, only_checkins, search (name, e-mail, company, barcode, NFC tag); the console sorts (ordering) and filters (checked_in, registration_type, attention, station)',
     tags: ['Guests'],
     access: 'door',
     params: EventParams,
@@ -92,7 +92,20 @@ export function guestsRouter(deps: RouteDeps) {
       // door's writes never wait for a full sync, and a delta from start_time misses nothing.
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
       const { count, guests } = await readSnapshot(deps.readDb, (trx) =>
-        listGuests(trx, event.id, { onlyCheckins: query.only_checkins, search: query.search }, pageRequest(query)),
+        listGuests(
+          trx,
+          event.id,
+          {
+            onlyCheckins: query.only_checkins,
+            search: query.search,
+            checkedIn: query.checked_in,
+            registrationTypeId: query.registration_type,
+            attention: query.attention,
+            station: query.station,
+            ordering: query.ordering,
+          },
+          pageRequest(query),
+        ),
       );
       const rawTimestamp = req.query.timestamp;
       const { next, previous } = envelope(req, query, count, []);

@@ -1,11 +1,11 @@
-import { findRegistrationType, insertRegistrationType, listRegistrationTypes, toRegistrationType } from '../../db/repositories/registration-types';
+import { findRegistrationType, insertRegistrationType, listRegistrationTypes, toRegistrationType, updateRegistrationType } from '../../db/repositories/registration-types';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
-import { RegistrationType, RegistrationTypeCreate, RegistrationTypeListQuery, RegistrationTypeParams } from '../schemas/registration-types';
+import { RegistrationType, RegistrationTypeCreate, RegistrationTypeListQuery, RegistrationTypeParams, RegistrationTypeUpdate } from '../schemas/registration-types';
 import { MSG } from '../../core/messages';
 
 export function registrationTypesRouter(deps: RouteDeps) {
@@ -80,6 +80,26 @@ export function registrationTypesRouter(deps: RouteDeps) {
       const row = await findRegistrationType(deps.db, event.id, params.registration_type_id);
       if (!row) throw new NotFoundError(MSG.registrationTypeNotFound, 'details');
       return { status: 200, body: toRegistrationType(row) };
+    },
+  });
+
+  route({
+    method: 'put',
+    path: '/events/{event_id}/registration_types/{registration_type_id}',
+    summary: "Change a registration type: any of create's fields, the others stay (attention: the door stops for all its guests)",
+    tags: ['Registration types'],
+    params: RegistrationTypeParams,
+    body: RegistrationTypeUpdate,
+    responses: {
+      200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } },
+      400: { description: `Field errors, or {details: ["${MSG.registrationTypeIntegrity}"]}`, content: { 'application/json': { schema: DetailsResponse } } },
+      404: { description: MSG.registrationTypeNotFound, content: { 'application/json': { schema: DetailsResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const found = await updateRegistrationType(deps.db, event.id, params.registration_type_id, body);
+      if (!found) throw new NotFoundError(MSG.registrationTypeNotFound, 'details');
+      return { status: 200, body: { id: params.registration_type_id } };
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, codeText, datetime, integer, numberAsDigits, optionalText, pathId } from './fields';
+import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -114,6 +114,47 @@ export const Checkin = z
   })
   .openapi('Checkin');
 
+export const SupervisorStats = z
+  .object({
+    now: z.string().openapi({ description: "The server's time of these figures (UTC): what `last_seen_at` and the pace are measured from" }),
+    remaining: z.number().int().openapi({ description: 'Active guests not checked in (inactive guests are not expected)' }),
+    registration_types: z
+      .array(z.object({ id: z.number().int(), remaining: z.number().int() }))
+      .openapi({ description: 'Active guests of each type not checked in, in the order of the top-level registration_types' }),
+    recent_minutes: z.number().int().openapi({ description: 'The window of `scans_recent`, in minutes (5)' }),
+    scans_recent: z.number().int().openapi({ description: 'Standing scans (in and out, all doors) made in the last recent_minutes: the pace is this over recent_minutes' }),
+    stations: z
+      .array(
+        z.object({
+          station: z.string().nullable(),
+          health: z.enum(['online', 'offline', 'queued']).openapi({
+            description: 'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither',
+          }),
+          last_scan_at: z.string().nullable().openapi({ description: 'When its latest scan happened (UTC; undone scans too)' }),
+          last_seen_at: z.string().nullable().openapi({ description: 'Its latest heartbeat or scan, whichever is later (UTC)' }),
+          queued: z.number().int().openapi({ description: 'Scans unsent, as its latest heartbeat within 15 s said; 0 otherwise' }),
+          scans_recent: z.number().int().openapi({ description: 'Its standing scans of the last recent_minutes' }),
+        }),
+      )
+      .openapi({ description: 'Every station that scanned or sent a heartbeat, offline ones first, then by name' }),
+    latest: z
+      .array(
+        z.object({
+          id: z.number().int(),
+          guest_id: z.number().int(),
+          first_name: z.string(),
+          last_name: z.string(),
+          registration_type: z.number().int(),
+          direction: z.enum(CHECKIN_DIRECTIONS),
+          session_id: z.number().int().nullable(),
+          station: z.string().nullable(),
+          scanned_at: z.string(),
+        }),
+      )
+      .openapi({ description: 'The 15 latest standing scans across all stations, by when they happened (scanned_at), newest first' }),
+  })
+  .openapi('SupervisorStats');
+
 export const EventStats = z
   .object({
     total: z.number().int(),
@@ -139,5 +180,22 @@ export const EventStats = z
       }),
     ),
     arrivals: z.array(z.object({ starts: z.string(), checked_in: z.number().int() })),
+    supervisor: SupervisorStats.optional().openapi({ description: 'Only with supervisor=true' }),
   })
   .openapi('EventStats');
+
+/**
+ * `station` and `queued` are a door station's heartbeat, sent with its poll; `supervisor=true`
+ * asks for the supervisor view's figures (issue 38), which the doors' polls do not pay for.
+ */
+export const StatsQuery = z.object({
+  station: z
+    .string({ error: MSG.invalidString })
+    .trim()
+    .min(1, { error: MSG.blank })
+    .max(128, { error: MSG.invalidStation })
+    .optional()
+    .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
+  queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
+  supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),
+});

@@ -1,6 +1,6 @@
 import { z } from './zod';
-import { boolean, canonicalText, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
-import { MSG } from '../../core/messages';
+import { boolean, canonicalText, choice, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
+import { GUEST_ORDERINGS, MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import type { FieldErrors } from '../http/errors';
 import type { AnswerInput, QuestionForAnswers } from '../../core/answers';
@@ -78,9 +78,26 @@ export const GuestUpdate = z
 // Any guest id that is not a stored one (also a non-number) answers the guest 404.
 export const GuestParams = z.object({ event_id: pathId, guest_id: z.string().transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0)) });
 
+/**
+ * Beyond the spec's page, page_size, timestamp, only_checkins and search, the console's table
+ * sorts and filters (each optional; without them the list is what existing clients get).
+ */
 export const GuestListQuery = ListQuery.extend({
   only_checkins: boolean().default(false),
   search: z.string({ error: MSG.invalidString }).overwrite(canonicalText).trim().max(200, { error: MSG.invalidSearch }).optional(),
+  ordering: choice(GUEST_ORDERINGS, MSG.invalidGuestOrdering)
+    .optional()
+    .openapi({ description: 'Sort by this field, `-` first for descending; ties by id. Default: id' }),
+  checked_in: boolean().optional().openapi({ description: 'true: only guests who are in; false: only those who are not' }),
+  registration_type: integer().optional().openapi({ description: 'Only guests of this registration type' }),
+  attention: boolean().optional().openapi({ description: "true: guests the door stops for (their own or their type's attention); false: the others" }),
+  station: z
+    .string({ error: MSG.invalidString })
+    .trim()
+    .min(1, { error: MSG.blank })
+    .max(128, { error: MSG.invalidStation })
+    .optional()
+    .openapi({ description: 'Only guests with a standing event-door admission made at this station' }),
 });
 
 const AnswerOut = z.object({ answer: z.string(), id: z.string().nullable() });

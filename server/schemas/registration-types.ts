@@ -36,6 +36,24 @@ export const RegistrationTypeCreate = z
   })
   .openapi('RegistrationTypeCreate');
 
+/** Every field of create, all optional and without defaults: what is left out stays as it is. */
+export const RegistrationTypeUpdate = z
+  .object({
+    type: choice(REGISTRATION_TYPE_KINDS, MSG.invalidRegistrationTypeKind).optional(),
+    name: requiredText(255).optional(),
+    description: requiredBlankableText(5000).optional(),
+    starts: datetime().nullish(),
+    ends: datetime().nullish(),
+    minorder: integer().nullish(),
+    maxorder: integer().nullish(),
+    price: price.nullish(),
+    quantity: integer().nullish(),
+    door: boolean().optional(),
+    online: boolean().optional(),
+    attention: boolean().optional(),
+  })
+  .openapi('RegistrationTypeUpdate');
+
 // Any id that is not a stored one answers the resource's own 404 body.
 export const RegistrationTypeParams = z.object({ event_id: pathId, registration_type_id: recordId });
 
@@ -65,3 +83,4 @@ export const RegistrationType = z
   .openapi('RegistrationType');
 
 export type RegistrationTypeCreateInput = z.output<typeof RegistrationTypeCreate>;
+export type RegistrationTypeUpdateInput = z.output<typeof RegistrationTypeUpdate>;

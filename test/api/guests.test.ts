@@ -570,6 +570,97 @@ describe('guests', () => {
     });
   });
 
+  describe('GET /events/:event_id/guests: the console\'s ordering and filters', () => {
+    let event: number;
+    let plain: number;
+    let vip: number;
+    const id: Record<string, number> = {};
+    const names = async (query: string) => {
+      const res = await server.get(`/events/${event}/guests${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.results.map((g: { first_name: string }) => g.first_name);
+    };
+    before(async () => {
+      ({ event, type: plain } = await newEvent('Sorted guests'));
+      vip = (await server.post(`/events/${event}/registration_types`, { type: 'ticket', name: 'VIP', description: '', attention: true })).body.id;
+      const people = [
+        { first_name: 'Carl', last_name: 'Berg', company: 'Zeta', registration_type: plain },
+        { first_name: 'Anna', last_name: 'Berg', company: null, registration_type: vip },
+        { first_name: 'Bea', last_name: 'Adams', company: 'Alpha', registration_type: plain, attention: true },
+        { first_name: 'Dirk', last_name: 'Cole', company: 'Mid', registration_type: plain },
+      ];
+      for (const p of people) id[p.first_name] = (await server.post(`/events/${event}/guests`, { email: '', ...p })).body.id;
+      // Dirk came in first at North, Carl later at South; Anna's admission at North was undone.
+      for (const [who, station, at] of [['Dirk', 'North', '2026-12-01T18:00'], ['Carl', 'South', '2026-12-01T18:10'], ['Anna', 'North', '2026-12-01T18:20']] as const) {
+        assert.equal((await server.post(`/events/${event}/checkins`, { guest_id: id[who], station, scanned_at: at })).status, 201);
+      }
+      const anna = (await server.get(`/events/${event}/checkins?guest_id=${id.Anna}`)).body.results[0];
+      assert.equal((await server.delete(`/events/${event}/checkins/${anna.id}`)).status, 204);
+    });
+
+    it('without the new parameters lists by id, as before', async () => {
+      assert.deepEqual(await names(''), ['Carl', 'Anna', 'Bea', 'Dirk']);
+    });
+
+    it('ordering= sorts by last name (then first name), first name, company, registration type or arrival; "-" descends; unset values last', async () => {
+      assert.deepEqual(await names('?ordering=last_name'), ['Bea', 'Anna', 'Carl', 'Dirk']);
+      assert.deepEqual(await names('?ordering=-last_name'), ['Dirk', 'Carl', 'Anna', 'Bea']);
+      assert.deepEqual(await names('?ordering=first_name'), ['Anna', 'Bea', 'Carl', 'Dirk']);
+      assert.deepEqual(await names('?ordering=company'), ['Bea', 'Dirk', 'Carl', 'Anna']);
+      assert.deepEqual(await names('?ordering=-company'), ['Carl', 'Dirk', 'Bea', 'Anna']);
+      assert.deepEqual(await names('?ordering=registration_type'), ['Carl', 'Bea', 'Dirk', 'Anna']);
+      assert.deepEqual(await names('?ordering=checked_in_at'), ['Dirk', 'Carl', 'Anna', 'Bea']);
+      assert.deepEqual(await names('?ordering=-checked_in_at'), ['Carl', 'Dirk', 'Bea', 'Anna']);
+      assert.deepEqual(await names('?ordering=-id'), ['Dirk', 'Bea', 'Anna', 'Carl']);
+    });
+
+    it('pages a sorted list without overlap, and counts what the filters leave', async () => {
+      const first = await server.get(`/events/${event}/guests?ordering=last_name&page_size=3`);
+      const second = await server.get(`/events/${event}/guests?ordering=last_name&page_size=3&page=2`);
+      assert.equal(first.body.count, 4);
+      assert.deepEqual([...first.body.results, ...second.body.results].map((g: { first_name: string }) => g.first_name), ['Bea', 'Anna', 'Carl', 'Dirk']);
+      const filtered = await server.get(`/events/${event}/guests?checked_in=false`);
+      assert.equal(filtered.body.count, 2);
+    });
+
+    it('checked_in=, registration_type=, attention= (own or the type\'s) and station= (a standing event-door admission) filter, and combine with search and ordering', async () => {
+      assert.deepEqual(await names('?checked_in=true&ordering=first_name'), ['Carl', 'Dirk']);
+      assert.deepEqual(await names('?checked_in=false'), ['Anna', 'Bea']);
+      assert.deepEqual(await names(`?registration_type=${vip}`), ['Anna']);
+      assert.deepEqual(await names(`?registration_type=${plain}&ordering=-first_name`), ['Dirk', 'Carl', 'Bea']);
+      assert.deepEqual(await names('?attention=true'), ['Anna', 'Bea']);
+      assert.deepEqual(await names('?attention=false'), ['Carl', 'Dirk']);
+      assert.deepEqual(await names('?station=North'), ['Dirk']);
+      assert.deepEqual(await names('?station=South&checked_in=true'), ['Carl']);
+      assert.deepEqual(await names('?station=Nowhere'), []);
+      assert.deepEqual(await names('?search=berg&ordering=first_name'), ['Anna', 'Carl']);
+      assert.deepEqual(await names('?search=berg&attention=false'), ['Carl']);
+      // A registration type of another event matches nobody here.
+      assert.deepEqual(await names(`?registration_type=${typeId}`), []);
+    });
+
+    it('answers the spec\'s 400 field errors for bad values, and nothing else changes', async () => {
+      const bad = async (query: string) => {
+        const res = await server.get(`/events/${event}/guests${query}`);
+        assert.equal(res.status, 400, query);
+        return res.body;
+      };
+      assert.deepEqual(await bad('?ordering=email'), { ordering: [MSG.invalidGuestOrdering] });
+      assert.deepEqual(await bad('?ordering=last_name&ordering=id'), { ordering: [MSG.invalidGuestOrdering] });
+      assert.deepEqual(await bad('?checked_in=maybe'), { checked_in: [MSG.invalidBoolean] });
+      assert.deepEqual(await bad('?attention=2'), { attention: [MSG.invalidBoolean] });
+      assert.deepEqual(await bad('?registration_type=abc'), { registration_type: [MSG.invalidInteger] });
+      assert.deepEqual(await bad('?station='), { station: [MSG.blank] });
+      assert.deepEqual(await bad(`?station=${'x'.repeat(129)}`), { station: [MSG.invalidStation] });
+    });
+
+    it('documents the new parameters in /openapi.json', async () => {
+      const doc = (await server.get('/openapi.json', { token: null })).body;
+      const params = doc.paths['/events/{event_id}/guests'].get.parameters.map((p: { name: string }) => p.name);
+      for (const name of ['page', 'page_size', 'timestamp', 'only_checkins', 'search', 'ordering', 'checked_in', 'registration_type', 'attention', 'station']) assert.ok(params.includes(name), name);
+    });
+  });
+
   describe('insertGuests (bulk, used by imports and the benchmark seed)', () => {
     it('inserts thousands of guests with answers and search terms in one transaction', async () => {
       const { event, type } = await newEvent('Bulk');

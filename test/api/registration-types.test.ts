@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
-import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { createEvent, createGroup, createRoleKey, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -161,6 +161,62 @@ describe('registration types', () => {
     });
   });
 
+  describe('PUT /events/:event_id/registration_types/:registration_type_id', () => {
+    it('answers 200 {id} and changes only the fields sent (attention on, then off again), modified moving on', async () => {
+      const created = await server.post(path(), { ...VALID, price: 10, door: true });
+      const before = (await server.get(`${path()}/${created.body.id}`)).body;
+      await new Promise((r) => setTimeout(r, 1100)); // `modified` counts whole seconds
+      const res = await server.put(`${path()}/${created.body.id}`, { attention: true });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { id: created.body.id });
+      const after = (await server.get(`${path()}/${created.body.id}`)).body;
+      assert.deepEqual({ ...after, modified: undefined }, { ...before, attention: true, modified: undefined });
+      assert.ok(after.modified > before.modified);
+      assert.equal((await server.put(`${path()}/${created.body.id}/`, { attention: false, name: 'Late bird', price: null, starts: '2026-12-01T10:00' })).status, 200);
+      const again = (await server.get(`${path()}/${created.body.id}`)).body;
+      assert.deepEqual([again.attention, again.name, again.price, again.starts, again.door, again.description], [false, 'Late bird', null, '2026-12-01T10:00:00', true, VALID.description]);
+    });
+
+    it('answers the same 400s as create, changing nothing', async () => {
+      const created = await server.post(path(), VALID);
+      const url = `${path()}/${created.body.id}`;
+      const before = (await server.get(url)).body;
+      const bad = async (body: Record<string, unknown>) => {
+        const res = await server.put(url, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        return res.body;
+      };
+      assert.deepEqual(await bad({ name: '  ', type: 'voucher', attention: 'perhaps' }), { name: [MSG.blank], type: [MSG.invalidRegistrationTypeKind], attention: [MSG.invalidBoolean] });
+      assert.deepEqual(await bad({ name: null }), { name: [MSG.notNull] });
+      assert.deepEqual(await bad({ price: 1.005, starts: '2026-11-01' }), { price: [MSG.priceDecimals], starts: [MSG.datetimeFormat] });
+      assert.deepEqual(await bad({ minorder: 5, maxorder: 2, attention: true }), { details: [MSG.registrationTypeIntegrity] });
+      assert.deepEqual(await bad({ quantity: -1 }), { details: [MSG.registrationTypeIntegrity] });
+      assert.deepEqual((await server.get(url)).body, before);
+    });
+
+    it('answers 404 {details} for an unknown id, a non-number, or a type of another event; and 404 {detail} for an unknown event', async () => {
+      const otherEvent = await createEvent(server, await createGroup(server, { name: 'Other PUT' }));
+      const other = await server.post(`/events/${otherEvent}/registration_types`, VALID);
+      for (const id of ['999999', 'abc', String(other.body.id)]) {
+        const res = await server.put(`${path()}/${id}`, { attention: true });
+        assert.equal(res.status, 404, id);
+        assert.deepEqual(res.body, { details: MSG.registrationTypeNotFound });
+      }
+      assert.equal((await server.get(`/events/${otherEvent}/registration_types/${other.body.id}`)).body.attention, false);
+      assert.deepEqual((await server.put(`/events/999999/registration_types/${other.body.id}`, { attention: true })).body, { detail: MSG.eventNotFound });
+    });
+
+    it("answers 403 to a door key: the door reads types, the organiser changes them", async () => {
+      const groupId = await createGroup(server, { name: 'Door PUT' });
+      const event = await createEvent(server, groupId);
+      const type = await server.post(`/events/${event}/registration_types`, VALID);
+      const doorKey = await createRoleKey(server, groupId, 'door');
+      const res = await server.put(`/events/${event}/registration_types/${type.body.id}`, { attention: true }, { token: doorKey });
+      assert.equal(res.status, 403);
+      assert.deepEqual(res.body, { detail: MSG.roleNotAllowed });
+    });
+  });
+
   describe('scope', () => {
     it("answers 404 to another organiser's key on every registration type route", async () => {
       const { a, b } = await twoOrganisers(server);
@@ -171,7 +227,9 @@ describe('registration types', () => {
       assert.equal((await server.get(`/events/${a.eventId}/registration_types/`, asB)).status, 404);
       assert.equal((await server.get(`/events/${a.eventId}/registration_types/${created.body.id}`, asB)).status, 404);
       assert.equal((await server.get(`/events/${b.eventId}/registration_types/${created.body.id}`, asB)).status, 404);
-      assert.equal((await server.get(`/events/${a.eventId}/registration_types/${created.body.id}`, { token: a.key })).status, 200);
+      assert.equal((await server.put(`/events/${a.eventId}/registration_types/${created.body.id}`, { attention: true }, asB)).status, 404);
+      assert.equal((await server.put(`/events/${b.eventId}/registration_types/${created.body.id}`, { attention: true }, asB)).status, 404);
+      assert.equal((await server.get(`/events/${a.eventId}/registration_types/${created.body.id}`, { token: a.key })).body.attention, false);
     });
   });
 });

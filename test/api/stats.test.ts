@@ -143,6 +143,91 @@ describe('GET /events/:event_id/stats', () => {
     assert.match(res.body.arrivals[0].starts, /^\d{4}-\d{2}-\d{2}T\d{2}:\d[05]:00$/);
   });
 
+  describe('supervisor=true and the stations\' heartbeat (station, queued)', () => {
+    const apiNow = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString().slice(0, 19);
+
+    it('adds what remains, the pace, every station\'s health and the latest scans with who they were; without it the answer is as before', async () => {
+      const eventId = await createEvent(server, await createGroup(server));
+      const vip = await seedRegistrationType(server, eventId, 'VIP');
+      const regular = await seedRegistrationType(server, eventId, 'Regular');
+      const [v1] = await seedGuests(server, eventId, vip, [{ barcode: 'V1', first_name: 'Vera', last_name: 'Ito' }, { barcode: 'V2' }, { barcode: 'V3', objstatus: 2 }]);
+      const [r1] = await seedGuests(server, eventId, regular, [{ barcode: 'R1', first_name: 'Rui', last_name: 'Sá' }, { barcode: 'R2' }]);
+      // South scanned ten minutes ago and was not heard from since: offline.
+      await accepted(eventId, { barcode: 'R2', station: 'South', scanned_at: apiNow(-10 * 60_000) });
+      await accepted(eventId, { barcode: 'V1', station: 'North' });
+      await accepted(eventId, { barcode: 'R1', station: 'North' });
+      // Gate polls holding two unsent scans; Idle polls and has scanned nothing yet.
+      assert.equal((await server.get(`/events/${eventId}/stats?station=Gate&queued=2`)).status, 200);
+      const idle = await server.get(`/events/${eventId}/stats?station=Idle`);
+      assert.equal(idle.body.supervisor, undefined);
+
+      const res = await server.get(`/events/${eventId}/stats?supervisor=true`);
+      assert.equal(res.status, 200);
+      const { now, stations, latest, ...rest } = res.body.supervisor;
+      assert.match(now, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      assert.deepEqual(rest, {
+        // V2 of VIP (V3 is inactive), nobody of Regular.
+        remaining: 1,
+        registration_types: [
+          { id: vip, remaining: 1 },
+          { id: regular, remaining: 0 },
+        ],
+        recent_minutes: 5,
+        scans_recent: 2,
+      });
+      const seen = (s: { last_seen_at: string | null; last_scan_at: string | null }) => ({ ...s, last_seen_at: s.last_seen_at !== null, last_scan_at: s.last_scan_at !== null });
+      assert.deepEqual(stations.map(seen), [
+        { station: 'South', health: 'offline', last_scan_at: true, last_seen_at: true, queued: 0, scans_recent: 0 },
+        { station: 'Gate', health: 'queued', last_scan_at: false, last_seen_at: true, queued: 2, scans_recent: 0 },
+        { station: 'Idle', health: 'online', last_scan_at: false, last_seen_at: true, queued: 0, scans_recent: 0 },
+        { station: 'North', health: 'online', last_scan_at: true, last_seen_at: true, queued: 0, scans_recent: 2 },
+      ]);
+      assert.ok(stations[0].last_scan_at <= apiNow(-9 * 60_000));
+      assert.deepEqual(
+        latest.map((c: Record<string, unknown>) => [c.guest_id, c.first_name, c.last_name, c.registration_type, c.direction, c.session_id, c.station]),
+        [
+          [r1, 'Rui', 'Sá', regular, 'in', null, 'North'],
+          [v1, 'Vera', 'Ito', vip, 'in', null, 'North'],
+          [r1 + 1, 'Ada', 'Lovelace', regular, 'in', null, 'South'],
+        ],
+      );
+    });
+
+    it('lists no undone scan among the latest, and counts it in no pace', async () => {
+      const eventId = await createEvent(server, await createGroup(server));
+      const type = await seedRegistrationType(server, eventId);
+      await seedGuests(server, eventId, type, [{ barcode: 'U1' }]);
+      const mistake = await accepted(eventId, { barcode: 'U1', station: 'East' });
+      assert.equal((await server.delete(`/events/${eventId}/checkins/${mistake.id}`)).status, 204);
+      const { supervisor } = (await server.get(`/events/${eventId}/stats?supervisor=true`)).body;
+      assert.deepEqual([supervisor.latest, supervisor.scans_recent, supervisor.remaining], [[], 0, 1]);
+      assert.equal(supervisor.stations[0].station, 'East');
+      assert.notEqual(supervisor.stations[0].last_scan_at, null);
+    });
+
+    it('answers 400 field errors for a bad heartbeat or flag, and records nothing', async () => {
+      const eventId = await createEvent(server, await createGroup(server));
+      const bad = async (query: string) => {
+        const res = await server.get(`/events/${eventId}/stats${query}`);
+        assert.equal(res.status, 400, query);
+        return res.body;
+      };
+      assert.deepEqual(await bad('?station=Gate&queued=-1'), { queued: ['Ensure this value is greater than or equal to 0.'] });
+      assert.deepEqual(await bad('?station=Gate&queued=many'), { queued: [MSG.invalidInteger] });
+      assert.deepEqual(await bad('?station=%20'), { station: [MSG.blank] });
+      assert.deepEqual(await bad(`?station=${'x'.repeat(129)}`), { station: [MSG.invalidStation] });
+      assert.deepEqual(await bad('?supervisor=maybe'), { supervisor: [MSG.invalidBoolean] });
+      assert.deepEqual((await server.get(`/events/${eventId}/stats?supervisor=true`)).body.supervisor.stations, []);
+    });
+
+    it('takes no heartbeat for an event out of scope', async () => {
+      const { a, b } = await twoOrganisers(server);
+      assert.equal((await server.get(`/events/${a.eventId}/stats?station=Spy`, { token: b.key })).status, 404);
+      const res = await server.get(`/events/${a.eventId}/stats?supervisor=true`, { token: a.key });
+      assert.deepEqual(res.body.supervisor.stations, []);
+    });
+  });
+
   it('answers 404 for an event out of scope', async () => {
     const { a, b } = await twoOrganisers(server);
     const res = await server.get(`/events/${a.eventId}/stats`, { token: b.key });

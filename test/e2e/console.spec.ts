@@ -85,7 +85,7 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByRole('button', { name: 'Duplicate' }).click();
   await expect(page.getByRole('status')).toContainText('Copy created:');
   await page.getByRole('status').getByRole('link').click();
-  await page.getByRole('button', { name: 'Edit', exact: true }).click();
+  await page.locator('.event-head').getByRole('button', { name: 'Edit', exact: true }).click();
   const copyForm = console_.dialog(`Edit ${EVENT} (copy)`);
   await copyForm.getByLabel('Name').fill('Winter Fair');
   await copyForm.getByRole('button', { name: 'Save changes' }).click();
@@ -99,11 +99,11 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByRole('button', { name: 'Add session' }).click();
   const sessionForm = console_.dialog('Add session');
   await sessionForm.getByLabel('Name', { exact: true }).fill('Keynote');
-  await sessionForm.getByLabel('Starts (GMT)', { exact: true }).fill('2026-12-10T17:00');
-  await sessionForm.getByLabel('Ends (GMT)', { exact: true }).fill('2026-12-10T16:00');
+  await sessionForm.getByLabel('Starts (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T17:00');
+  await sessionForm.getByLabel('Ends (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T16:00');
   await sessionForm.getByRole('button', { name: 'Create' }).click();
-  await expect(console_.fieldError(sessionForm, 'Starts (GMT)')).toHaveText('Session start date cannot be later than end date.');
-  await sessionForm.getByLabel('Ends (GMT)', { exact: true }).fill('2026-12-10T18:00');
+  await expect(console_.fieldError(sessionForm, 'Starts (Europe/Amsterdam)')).toHaveText('Session start date cannot be later than end date.');
+  await sessionForm.getByLabel('Ends (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T18:00');
   await sessionForm.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByRole('table')).toContainText('Keynote');
   await console_.screenshot('console-sessions');

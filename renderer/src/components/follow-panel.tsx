@@ -249,7 +249,7 @@ function PickStep(props: { api: Api; busy: boolean; events: UpstreamEvent[]; fin
               <input type="radio" name="event" value={event.id} checked={picked === event.id} onChange={() => setPicked(event.id)} />
               <span>
                 <strong>{event.name}</strong>
-                <span className="muted">{t('eventWhen', { starts: formatDateTime(utcInstant(event.starts), event.timezone), ends: formatDateTime(utcInstant(event.ends), event.timezone) })}</span>
+                <span className="muted">{`${t('eventWhen', { starts: formatDateTime(utcInstant(event.starts), 'UTC'), ends: formatDateTime(utcInstant(event.ends), 'UTC') })} · ${event.timezone}`}</span>
               </span>
             </label>
           ))}

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { detailOf, OfflineError, type Api } from '../api';
-import { formatTime, utcInstant } from '../i18n/format';
+import { utcInstant } from '../i18n/format';
+import { eventTime } from '../console/event-clock';
 import type { SyncStatus } from '../types';
 import { useNow } from './sync-chip';
 import { FollowPanel } from './follow-panel';
@@ -40,7 +41,8 @@ function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => 
  * needs ("synced 3 s ago", "offline, 5 waiting"), the double admissions found, and unfollow.
  * `eventId` is this laptop's event when one is open; `onFollowed` gets the event a follow made.
  */
-export function SyncPanel({ api, eventId, onFollowed }: { api: Api; eventId?: number; onFollowed?: (eventId: number) => void }) {
+/** `timezone`: the followed event's, so the times shown are on its clock (labelled). */
+export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; eventId?: number; timezone?: string; onFollowed?: (eventId: number) => void }) {
   const { t } = useTranslation('sync');
   const [followed, refresh] = useSyncStatus(api, eventId);
   const [busy, setBusy] = useState(false);
@@ -68,7 +70,7 @@ export function SyncPanel({ api, eventId, onFollowed }: { api: Api; eventId?: nu
       {followed.kind === 'followed' && (
         <>
           <SyncState status={followed.status} />
-          <DoubleAdmissions status={followed.status} />
+          <DoubleAdmissions status={followed.status} timezone={timezone} />
           <button type="button" disabled={busy} onClick={unfollow}>
             {t('unfollow')}
           </button>
@@ -118,9 +120,9 @@ function SyncState({ status }: { status: SyncStatus }) {
   );
 }
 
-function DoubleAdmissions({ status }: { status: SyncStatus }) {
+function DoubleAdmissions({ status, timezone }: { status: SyncStatus; timezone?: string }) {
   const { t } = useTranslation('sync');
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (status.double_admissions.length === 0) return null;
   return (
     <div className="double-admissions">
@@ -132,7 +134,7 @@ function DoubleAdmissions({ status }: { status: SyncStatus }) {
             <strong>{`${d.first_name ?? ''} ${d.last_name ?? ''}`.trim() || t('unknownGuest')}</strong>
             {': '}
             {d.checkins
-              .map((c) => t('admittedAt', { station: c.station ?? t('unknownStation'), time: formatTime(utcInstant(c.scanned_at), zone) }))
+              .map((c) => t('admittedAt', { station: c.station ?? t('unknownStation'), time: eventTime(c.scanned_at, zone) }))
               .join(t('and'))}
           </li>
         ))}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { localTime, type Api } from '../api';
+import type { Api } from '../api';
+import { eventDateTime } from './event-clock';
 import { BADGE_SIZES, MAX_BADGE_IDS, type BadgeSize } from '../../../core/badges';
 import { fetchBadge, printInBrowser } from '../door/use-badge-printer';
 import { useList } from './use-list';
@@ -107,7 +108,7 @@ export function BadgesSection({ api, eventId }: { api: Api; eventId: number }) {
 }
 
 /** A guest's badge prints, first and reprints, with a button for one more. */
-export function GuestBadgePrints({ api, eventId, guestId }: { api: Api; eventId: number; guestId: number }) {
+export function GuestBadgePrints({ api, eventId, guestId, timezone }: { api: Api; eventId: number; guestId: number; timezone: string }) {
   const { t } = useTranslation('badges');
   const { items, error, reload } = useList<BadgePrintRecord>(api, `/events/${eventId}/badge_prints?guest_id=${guestId}`);
   const sheet = useSheet(api, eventId);
@@ -119,7 +120,7 @@ export function GuestBadgePrints({ api, eventId, guestId }: { api: Api; eventId:
       <ul className="history-list">
         {items?.map((p, i) => (
           <li key={p.id}>
-            <span>{localTime(p.printed_at)}</span>
+            <span>{eventDateTime(p.printed_at, timezone)}</span>
             <span className="muted">{[p.station, p.printed_by_name].filter(Boolean).join(' · ')}</span>
             {i > 0 && <span className="muted">{t('console.reprint')}</span>}
           </li>

@@ -8,12 +8,13 @@ import { SyncPanel } from '../components/sync-panel';
 import { EventDialog } from './events-page';
 import { PromotionCodesSection, QuestionsSection, RegistrationTypesSection, SessionsSection, TracksSection } from './event-sections';
 import { GuestsPage } from './guests-page';
+import { SupervisorPage } from './supervisor-page';
 import { BadgesSection } from './badges-section';
 import { consoleHref } from './route';
 import { toFormDatetime, useList } from './use-list';
 import type { EventRecord, GroupRecord } from './wire';
 
-const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'badges', 'csv', 'file'] as const;
+const EVENT_TABS = ['registration-types', 'questions', 'sessions', 'tracks', 'promotion-codes', 'guests', 'supervisor', 'badges', 'csv', 'file'] as const;
 type EventTab = (typeof EVENT_TABS)[number];
 const TAB_KEYS: Record<EventTab, string> = {
   'registration-types': 'registrationTypes',
@@ -22,6 +23,7 @@ const TAB_KEYS: Record<EventTab, string> = {
   tracks: 'tracks',
   'promotion-codes': 'promotionCodes',
   guests: 'guests',
+  supervisor: 'supervisor',
   badges: 'badges:console.tab',
   csv: 'csv',
   file: 'file',
@@ -86,18 +88,19 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
           </a>
         ))}
       </nav>
-      {current === 'registration-types' && <RegistrationTypesSection api={api} eventId={eventId} />}
+      {current === 'registration-types' && <RegistrationTypesSection api={api} eventId={eventId} timezone={event.timezone} />}
       {current === 'questions' && <QuestionsSection api={api} eventId={eventId} />}
-      {current === 'sessions' && <SessionsSection api={api} eventId={eventId} />}
-      {current === 'tracks' && <TracksSection api={api} eventId={eventId} />}
-      {current === 'promotion-codes' && <PromotionCodesSection api={api} eventId={eventId} />}
-      {current === 'guests' && <GuestsPage api={api} eventId={eventId} />}
+      {current === 'sessions' && <SessionsSection api={api} eventId={eventId} timezone={event.timezone} />}
+      {current === 'tracks' && <TracksSection api={api} eventId={eventId} timezone={event.timezone} />}
+      {current === 'promotion-codes' && <PromotionCodesSection api={api} eventId={eventId} timezone={event.timezone} />}
+      {current === 'guests' && <GuestsPage api={api} eventId={eventId} timezone={event.timezone} />}
+      {current === 'supervisor' && <SupervisorPage api={api} eventId={eventId} timezone={event.timezone} />}
       {current === 'badges' && <BadgesSection api={api} eventId={eventId} />}
       {current === 'csv' && <CsvImport api={api} eventId={eventId} eventName={event.name} />}
       {current === 'file' && (
         <>
           <EventFileExport api={api} eventId={eventId} eventName={event.name} />
-          <SyncPanel api={api} eventId={eventId} />
+          <SyncPanel api={api} eventId={eventId} timezone={event.timezone} />
         </>
       )}
       {editing && groups && (

@@ -4,11 +4,23 @@ import { CUSTOM_QUESTION_TYPES, REGISTRATION_TYPE_KINDS } from '../../../core/me
 import { withoutBlanks } from './forms';
 import { RecordSection, type FieldSpec } from './record-section';
 import { toFormDatetime, useList } from './use-list';
+import { utcToZoneInput, wallTime, zoneInputToUtc } from './event-clock';
 import type { PromotionCodeRecord, QuestionRecord, RegistrationTypeRecord, SessionRecord, TrackRecord } from './wire';
 
 const yesNo = (value: boolean | undefined, t: (key: string) => string) => (value ? t('yes') : '');
 
-export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: number }) {
+const ORDER_FIELDS = ['price', 'quantity', 'minorder', 'maxorder', 'starts', 'ends'] as const;
+
+/** On an edit, an emptied number or date is sent as null, so it is cleared rather than kept. */
+function registrationTypeBody(values: Record<string, any>, creating: boolean) {
+  if (creating) return withoutBlanks(values);
+  const body: Record<string, unknown> = { ...values };
+  for (const f of ORDER_FIELDS) if (body[f] === '' || body[f] === undefined || Number.isNaN(body[f])) body[f] = null;
+  return body;
+}
+
+/** A registration type's sales period is a wall time on the event's clock, as the event's own start and end are. */
+export function RegistrationTypesSection({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
   const fields: FieldSpec[] = [
     { name: 'name', label: t('fields.name'), kind: 'text', required: true },
@@ -18,8 +30,8 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
     { name: 'quantity', label: t('fields.quantity'), kind: 'number' },
     { name: 'minorder', label: t('fields.minorder'), kind: 'number' },
     { name: 'maxorder', label: t('fields.maxorder'), kind: 'number' },
-    { name: 'starts', label: t('fields.salesStart'), kind: 'datetime' },
-    { name: 'ends', label: t('fields.salesEnd'), kind: 'datetime' },
+    { name: 'starts', label: t('fields.salesStartIn', { zone: timezone }), kind: 'datetime' },
+    { name: 'ends', label: t('fields.salesEndIn', { zone: timezone }), kind: 'datetime' },
     { name: 'door', label: t('fields.doorSales'), kind: 'check' },
     { name: 'online', label: t('fields.onlineSales'), kind: 'check' },
     { name: 'attention', label: t('fields.attention'), kind: 'check' },
@@ -32,6 +44,9 @@ export function RegistrationTypesSection({ api, eventId }: { api: Api; eventId: 
       noun={t('nouns.registrationType')}
       fields={fields}
       blank={{ name: '', type: 'ticket', description: '', price: undefined, quantity: undefined, minorder: undefined, maxorder: undefined, starts: '', ends: '', door: true, online: false, attention: false }}
+      toBody={registrationTypeBody}
+      toForm={(r) => ({ ...r, price: r.price === null ? undefined : Number(r.price), starts: toFormDatetime(r.starts), ends: toFormDatetime(r.ends) })}
+      editable
       columns={[
         { label: t('fields.name'), cell: (r) => r.name },
         { label: t('fields.kind'), cell: (r) => t(`kinds.${r.type}`) },
@@ -83,8 +98,15 @@ export function QuestionsSection({ api, eventId }: { api: Api; eventId: number }
   );
 }
 
-export function TracksSection({ api, eventId }: { api: Api; eventId: number }) {
+/** Session, track and promotion times are UTC in the API: shown and typed on the event's clock. */
+function zonedTimes(values: Record<string, any>, timezone: string) {
+  const at = (v: unknown) => (typeof v === 'string' && v !== '' ? zoneInputToUtc(v, timezone) : v);
+  return { ...values, starts: at(values.starts), ends: at(values.ends) };
+}
+
+export function TracksSection({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
+  const zone = { zone: timezone };
   return (
     <RecordSection<TrackRecord>
       api={api}
@@ -93,17 +115,18 @@ export function TracksSection({ api, eventId }: { api: Api; eventId: number }) {
       noun={t('nouns.track')}
       fields={[
         { name: 'name', label: t('fields.name'), kind: 'text', required: true },
-        { name: 'starts', label: t('fields.startsGmt'), kind: 'datetime', required: true },
-        { name: 'ends', label: t('fields.endsGmt'), kind: 'datetime', required: true },
+        { name: 'starts', label: t('fields.startsIn', zone), kind: 'datetime', required: true },
+        { name: 'ends', label: t('fields.endsIn', zone), kind: 'datetime', required: true },
       ]}
       blank={{ name: '', starts: '', ends: '' }}
-      toForm={(r) => ({ name: r.name, starts: toFormDatetime(r.starts), ends: toFormDatetime(r.ends) })}
+      toBody={(values) => withoutBlanks(zonedTimes(values, timezone))}
+      toForm={(r) => ({ name: r.name, starts: utcToZoneInput(r.starts, timezone), ends: utcToZoneInput(r.ends, timezone) })}
       editable
       deletable
       columns={[
         { label: t('fields.name'), cell: (r) => r.name },
-        { label: t('fields.startsGmt'), cell: (r) => toFormDatetime(r.starts).replace('T', ' ') },
-        { label: t('fields.endsGmt'), cell: (r) => toFormDatetime(r.ends).replace('T', ' ') },
+        { label: t('fields.startsIn', zone), cell: (r) => wallTime(utcToZoneInput(r.starts, timezone)) },
+        { label: t('fields.endsIn', zone), cell: (r) => wallTime(utcToZoneInput(r.ends, timezone)) },
       ]}
     />
   );
@@ -119,14 +142,15 @@ function sessionBody(values: Record<string, any>, creating: boolean) {
   });
 }
 
-export function SessionsSection({ api, eventId }: { api: Api; eventId: number }) {
+export function SessionsSection({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
+  const zone = { zone: timezone };
   const { items: tracks } = useList<TrackRecord>(api, `/events/${eventId}/sessions/tracks`);
   const fields: FieldSpec[] = [
     { name: 'name', label: t('fields.name'), kind: 'text', required: true },
     { name: 'track_id', label: t('fields.track'), kind: 'select', options: [{ value: '', label: t('noTrack') }, ...(tracks ?? []).map((tr) => ({ value: tr.id, label: tr.name }))] },
-    { name: 'starts', label: t('fields.startsGmt'), kind: 'datetime', required: true },
-    { name: 'ends', label: t('fields.endsGmt'), kind: 'datetime', required: true },
+    { name: 'starts', label: t('fields.startsIn', zone), kind: 'datetime', required: true },
+    { name: 'ends', label: t('fields.endsIn', zone), kind: 'datetime', required: true },
     { name: 'capacity', label: t('fields.capacity'), kind: 'number', createOnly: true },
     { name: 'overbook_capacity', label: t('fields.overbook'), kind: 'number' },
     { name: 'tags', label: t('fields.tags'), kind: 'text' },
@@ -142,13 +166,14 @@ export function SessionsSection({ api, eventId }: { api: Api; eventId: number })
       noun={t('nouns.session')}
       fields={fields}
       blank={{ name: '', track_id: '', starts: '', ends: '', capacity: undefined, overbook_capacity: undefined, tags: '', access_control: false, auto_registration: false, hidden_session: false }}
-      toBody={sessionBody}
-      toForm={(r) => ({ ...r, starts: toFormDatetime(r.starts), ends: toFormDatetime(r.ends), tags: r.tags.join(', '), track_id: r.track_id ?? '' })}
+      toBody={(values, creating) => sessionBody(zonedTimes(values, timezone), creating)}
+      toForm={(r) => ({ ...r, starts: utcToZoneInput(r.starts, timezone), ends: utcToZoneInput(r.ends, timezone), tags: r.tags.join(', '), track_id: r.track_id ?? '' })}
       editable
       deletable
       columns={[
         { label: t('fields.name'), cell: (r) => r.name },
-        { label: t('fields.startsGmt'), cell: (r) => toFormDatetime(r.starts).replace('T', ' ') },
+        { label: t('fields.startsIn', zone), cell: (r) => wallTime(utcToZoneInput(r.starts, timezone)) },
+        { label: t('fields.endsIn', zone), cell: (r) => wallTime(utcToZoneInput(r.ends, timezone)) },
         { label: t('fields.track'), cell: (r) => tracks?.find((tr) => tr.id === r.track_id)?.name ?? '' },
         { label: t('fields.capacity'), cell: (r) => r.capacity },
         { label: t('fields.accessControl'), cell: (r) => yesNo(r.access_control, t) },
@@ -157,21 +182,23 @@ export function SessionsSection({ api, eventId }: { api: Api; eventId: number })
   );
 }
 
-function promotionBody(values: Record<string, any>) {
+function promotionBody(values: Record<string, any>, timezone: string) {
   const types = Array.isArray(values.registration_types) ? values.registration_types : values.registration_types ? [values.registration_types] : [];
-  return { ...withoutBlanks(values), registration_types: types.map(Number), starts: values.starts || null, ends: values.ends || null };
+  const zoned = zonedTimes(values, timezone);
+  return { ...withoutBlanks(values), registration_types: types.map(Number), starts: zoned.starts || null, ends: zoned.ends || null };
 }
 
-export function PromotionCodesSection({ api, eventId }: { api: Api; eventId: number }) {
+export function PromotionCodesSection({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
+  const zone = { zone: timezone };
   const { items: types } = useList<RegistrationTypeRecord>(api, `/events/${eventId}/registration_types`);
   const fields: FieldSpec[] = [
     { name: 'code', label: t('fields.code'), kind: 'text', required: true },
     { name: 'discount_type', label: t('fields.discountType'), kind: 'select', options: [{ value: 'percent', label: t('discount.percent') }, { value: 'flat', label: t('discount.flat') }] },
     { name: 'discount_amount', label: t('fields.discountAmount'), kind: 'number', required: true },
     { name: 'quantity', label: t('fields.uses'), kind: 'number', required: true },
-    { name: 'starts', label: t('fields.validFrom'), kind: 'datetime' },
-    { name: 'ends', label: t('fields.validUntil'), kind: 'datetime' },
+    { name: 'starts', label: t('fields.validFromIn', zone), kind: 'datetime' },
+    { name: 'ends', label: t('fields.validUntilIn', zone), kind: 'datetime' },
     { name: 'registration_types', label: t('fields.onlyFor'), kind: 'multiselect', options: (types ?? []).map((rt) => ({ value: String(rt.id), label: rt.name })) },
     { name: 'available_only', label: t('fields.availableOnly'), kind: 'check' },
   ];
@@ -183,14 +210,15 @@ export function PromotionCodesSection({ api, eventId }: { api: Api; eventId: num
       noun={t('nouns.promotionCode')}
       fields={fields}
       blank={{ code: '', discount_type: 'percent', discount_amount: undefined, quantity: undefined, starts: '', ends: '', registration_types: [], available_only: false }}
-      toBody={promotionBody}
-      toForm={(r) => ({ ...r, discount_amount: Number(r.discount_amount), starts: toFormDatetime(r.starts), ends: toFormDatetime(r.ends), registration_types: r.registration_types.map(String) })}
+      toBody={(values) => promotionBody(values, timezone)}
+      toForm={(r) => ({ ...r, discount_amount: Number(r.discount_amount), starts: utcToZoneInput(r.starts, timezone), ends: utcToZoneInput(r.ends, timezone), registration_types: r.registration_types.map(String) })}
       editable
       deletable
       columns={[
         { label: t('fields.code'), cell: (r) => r.code },
         { label: t('fields.discountAmount'), cell: (r) => (r.discount_type === 'percent' ? `${r.discount_amount} %` : r.discount_amount) },
         { label: t('fields.uses'), cell: (r) => `${r.used} / ${r.quantity}` },
+        { label: t('fields.validUntilIn', zone), cell: (r) => wallTime(utcToZoneInput(r.ends, timezone)) },
       ]}
     />
   );

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
-import { localTime, type Api } from '../api';
+import type { Api } from '../api';
+import type { GUEST_ORDERINGS } from '../../../core/messages';
+import { eventDateTime, eventTime } from './event-clock';
 import { Dialog } from '../components/dialog';
 import { CheckField, FormFooter, SelectField, TextField, useServerForm, withoutBlanks } from './forms';
 import { useList } from './use-list';
@@ -11,6 +13,19 @@ import { GuestBadgePrints } from './badges-section';
 const PAGE_SIZE = 200;
 const ROW_HEIGHT = 44;
 
+type Ordering = (typeof GUEST_ORDERINGS)[number];
+
+/** The table's filters and order, each sent as the guest list's own query parameter ('' is "any"). */
+interface TableQuery {
+  checked_in: '' | 'true' | 'false';
+  registration_type: string;
+  attention: '' | 'true' | 'false';
+  station: string;
+  ordering: Ordering;
+}
+
+const ANY: TableQuery = { checked_in: '', registration_type: '', attention: '', station: '', ordering: 'id' };
+
 interface GuestPages {
   count: number;
   pages: Map<number, GuestRecord[]>;
@@ -18,9 +33,10 @@ interface GuestPages {
 
 /**
  * The guest list as one scrolling table of any length: only the rows in view are drawn, and
- * only the pages they fall on are asked for, so 100k guests scroll like 100.
+ * only the pages they fall on are asked for, so 100k guests scroll like 100. Sorting and
+ * filtering are the server's (the list's ordering and filter parameters), so they stay as quick.
  */
-function useGuestPages(api: Api, eventId: number, search: string, version: number) {
+function useGuestPages(api: Api, eventId: number, search: string, table: TableQuery, version: number) {
   const [state, setState] = useState<GuestPages>({ count: 0, pages: new Map() });
   const asked = useRef(new Set<number>());
   const [error, setError] = useState<string>();
@@ -31,21 +47,25 @@ function useGuestPages(api: Api, eventId: number, search: string, version: numbe
       asked.current.add(page);
       const query = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
       if (search) query.set('search', search);
+      for (const [key, value] of Object.entries(table)) if (value !== '' && !(key === 'ordering' && value === 'id')) query.set(key, value);
+      const wanted = asked.current;
       api
         .get<{ count: number; results: GuestRecord[] }>(`/events/${eventId}/guests?${query}`)
         .then((body) =>
           setState((old) => {
+            // An answer for a search or filter since replaced is dropped.
+            if (wanted !== asked.current) return old;
             const pages = new Map(old.pages);
             pages.set(page, body.results);
             return { count: body.count, pages };
           }),
         )
         .catch((err) => {
-          asked.current.delete(page);
+          wanted.delete(page);
           setError((err as Error).message);
         });
     },
-    [api, eventId, search],
+    [api, eventId, search, table],
   );
 
   useEffect(() => {
@@ -58,15 +78,32 @@ function useGuestPages(api: Api, eventId: number, search: string, version: numbe
   return { ...state, error, loadPage };
 }
 
-export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
+/** A column that sorts: a click sorts by it, a second click the other way round. */
+function SortHeader({ label, field, ordering, onSort, className }: { label: string; field: string; ordering: Ordering; onSort: (o: Ordering) => void; className?: string }) {
+  const { t } = useTranslation('console');
+  const direction = ordering === field ? 'ascending' : ordering === `-${field}` ? 'descending' : 'none';
+  const next = (direction === 'ascending' ? `-${field}` : field) as Ordering;
+  return (
+    <span role="columnheader" aria-sort={direction} className={className}>
+      <button type="button" className="sort" onClick={() => onSort(next)} title={t('guests.sortBy', { column: label })}>
+        {label}
+        <span aria-hidden="true">{direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}</span>
+      </button>
+    </span>
+  );
+}
+
+export function GuestsPage({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
   const [typed, setTyped] = useState('');
   const [search, setSearch] = useState('');
+  const [table, setTable] = useState<TableQuery>(ANY);
   const [version, setVersion] = useState(0);
   const [open, setOpen] = useState<GuestRecord | 'new'>();
   const { items: types } = useList<RegistrationTypeRecord>(api, `/events/${eventId}/registration_types`);
   const { items: questions } = useList<QuestionRecord>(api, `/events/${eventId}/custom_questions`);
-  const { count, pages, error, loadPage } = useGuestPages(api, eventId, search, version);
+  const stations = useStationNames(api, eventId);
+  const { count, pages, error, loadPage } = useGuestPages(api, eventId, search, table, version);
   const scroller = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -81,11 +118,19 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
   }, [visible, loadPage]);
 
   const typeName = (id: number) => types?.find((rt) => rt.id === id)?.name ?? String(id);
+  // The door stops for a guest flagged, or for every guest of a type flagged (as the attention filter counts).
+  const stopsAtDoor = (guest: GuestRecord) => guest.attention || Boolean(types?.find((rt) => rt.id === guest.registration_type)?.attention);
   const guestAt = (index: number) => pages.get(Math.floor(index / PAGE_SIZE) + 1)?.[index % PAGE_SIZE];
   const changed = () => {
     setOpen(undefined);
     setVersion((v) => v + 1);
   };
+  const set = (patch: Partial<TableQuery>) => {
+    setTable((old) => ({ ...old, ...patch }));
+    scroller.current?.scrollTo({ top: 0 });
+  };
+  const sort = (ordering: Ordering) => set({ ordering });
+  const filtered = Object.entries(table).some(([key, value]) => key !== 'ordering' && value !== '');
 
   return (
     <section className="console-section guests" aria-labelledby="guests-title">
@@ -99,15 +144,60 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
           {t('add', { noun: t('nouns.guest') })}
         </button>
       </header>
+      <div className="guest-filters" role="group" aria-label={t('guests.filters')}>
+        <label>
+          <span>{t('guests.filterIn')}</span>
+          <select value={table.checked_in} onChange={(e) => set({ checked_in: e.target.value as TableQuery['checked_in'] })}>
+            <option value="">{t('guests.any')}</option>
+            <option value="true">{t('guests.onlyIn')}</option>
+            <option value="false">{t('guests.notIn')}</option>
+          </select>
+        </label>
+        <label>
+          <span>{t('fields.registrationType')}</span>
+          <select value={table.registration_type} onChange={(e) => set({ registration_type: e.target.value })}>
+            <option value="">{t('guests.any')}</option>
+            {types?.map((rt) => (
+              <option key={rt.id} value={String(rt.id)}>
+                {rt.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>{t('guests.filterAttention')}</span>
+          <select value={table.attention} onChange={(e) => set({ attention: e.target.value as TableQuery['attention'] })}>
+            <option value="">{t('guests.any')}</option>
+            <option value="true">{t('guests.stopped')}</option>
+            <option value="false">{t('guests.notStopped')}</option>
+          </select>
+        </label>
+        <label>
+          <span>{t('guests.filterStation')}</span>
+          <select value={table.station} onChange={(e) => set({ station: e.target.value })}>
+            <option value="">{t('guests.any')}</option>
+            {stations.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filtered && (
+          <button type="button" className="link" onClick={() => set({ ...ANY, ordering: table.ordering })}>
+            {t('guests.clearFilters')}
+          </button>
+        )}
+      </div>
       {types && types.length === 0 && <p className="notice">{t('guests.needType')}</p>}
       {error && <p className="error" role="alert">{error}</p>}
       <div className="guest-table" role="table" aria-label={t('tabs.guests')} aria-rowcount={count}>
         <div className="guest-tr guest-th" role="row">
-          <span role="columnheader">{t('fields.name')}</span>
+          <SortHeader label={t('fields.name')} field="last_name" ordering={table.ordering} onSort={sort} />
           <span role="columnheader" className="wide-only">{t('fields.email')}</span>
-          <span role="columnheader" className="wide-only">{t('fields.company')}</span>
-          <span role="columnheader" className="wide-only">{t('fields.registrationType')}</span>
-          <span role="columnheader">{t('guests.status')}</span>
+          <SortHeader label={t('fields.company')} field="company" ordering={table.ordering} onSort={sort} className="wide-only" />
+          <SortHeader label={t('fields.registrationType')} field="registration_type" ordering={table.ordering} onSort={sort} className="wide-only" />
+          <SortHeader label={t('guests.statusIn', { zone: timezone })} field="checked_in_at" ordering={table.ordering} onSort={sort} />
         </div>
         <div ref={scroller} className="guest-scroll">
           <div style={{ height: rows.getTotalSize(), position: 'relative' }}>
@@ -126,13 +216,14 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
                     <>
                       <span role="cell">
                         <button type="button" className="link" onClick={() => setOpen(guest)}>
+                          {stopsAtDoor(guest) && <span title={t('fields.attention')}>★ </span>}
                           {guest.first_name} {guest.last_name}
                         </button>
                       </span>
                       <span role="cell" className="wide-only">{guest.email}</span>
                       <span role="cell" className="wide-only">{guest.company ?? ''}</span>
                       <span role="cell" className="wide-only">{typeName(guest.registration_type)}</span>
-                      <span role="cell">{guest.objstatus === '2' ? t('guests.inactive') : guest.checked_in ? t('guests.in', { time: localTime(guest.checked_in_at) }) : ''}</span>
+                      <span role="cell">{guest.objstatus === '2' ? t('guests.inactive') : guest.checked_in ? t('guests.in', { time: eventTime(guest.checked_in_at, timezone) }) : ''}</span>
                     </>
                   ) : (
                     <span role="cell" className="muted">…</span>
@@ -147,6 +238,7 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
         <GuestDialog
           api={api}
           eventId={eventId}
+          timezone={timezone}
           guest={open === 'new' ? undefined : open}
           types={types}
           questions={questions}
@@ -157,6 +249,22 @@ export function GuestsPage({ api, eventId }: { api: Api; eventId: number }) {
       )}
     </section>
   );
+}
+
+/** The stations that have scanned at this event (the stats' list), for the station filter. */
+function useStationNames(api: Api, eventId: number): string[] {
+  const [names, setNames] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    api
+      .get<{ stations: { station: string | null }[] }>(`/events/${eventId}/stats`)
+      .then((stats) => live && setNames(stats.stations.map((s) => s.station).filter((name): name is string => name !== null)))
+      .catch(() => live && setNames([]));
+    return () => {
+      live = false;
+    };
+  }, [api, eventId]);
+  return names;
 }
 
 const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'company', 'job_title', 'prefix', 'suffix', 'phone', 'cell_phone', 'work_phone', 'website', 'blog', 'barcode', 'nfc_tag'] as const;
@@ -193,9 +301,10 @@ function bodyOf(values: GuestForm, questions: QuestionRecord[]) {
   return { ...body, custom_questions };
 }
 
-function GuestDialog({ api, eventId, guest, types, questions, onChanged, onScansChanged, onClose }: {
+function GuestDialog({ api, eventId, timezone, guest, types, questions, onChanged, onScansChanged, onClose }: {
   api: Api;
   eventId: number;
+  timezone: string;
   guest?: GuestRecord;
   types: RegistrationTypeRecord[];
   questions: QuestionRecord[];
@@ -247,8 +356,8 @@ function GuestDialog({ api, eventId, guest, types, questions, onChanged, onScans
           )}
         </FormFooter>
       </form>
-      {guest && <CheckinHistory api={api} eventId={eventId} guestId={guest.id} onChanged={onScansChanged} />}
-      {guest && <GuestBadgePrints api={api} eventId={eventId} guestId={guest.id} />}
+      {guest && <CheckinHistory api={api} eventId={eventId} timezone={timezone} guestId={guest.id} onChanged={onScansChanged} />}
+      {guest && <GuestBadgePrints api={api} eventId={eventId} guestId={guest.id} timezone={timezone} />}
     </Dialog>
   );
 }
@@ -272,7 +381,7 @@ function QuestionInput({ form, question }: { form: ReturnType<typeof useServerFo
 }
 
 /** Every scan of the guest, undone ones too, with undo for a mistaken one. */
-function CheckinHistory({ api, eventId, guestId, onChanged }: { api: Api; eventId: number; guestId: number; onChanged: () => void }) {
+function CheckinHistory({ api, eventId, timezone, guestId, onChanged }: { api: Api; eventId: number; timezone: string; guestId: number; onChanged: () => void }) {
   const { t } = useTranslation('console');
   const { items, error, reload } = useList<CheckinRecord>(api, `/events/${eventId}/checkins?guest_id=${guestId}&include_undone=true`);
   const undo = async (checkin: CheckinRecord) => {
@@ -289,10 +398,10 @@ function CheckinHistory({ api, eventId, guestId, onChanged }: { api: Api; eventI
         {items?.map((c) => (
           <li key={c.id} className={c.undone_at ? 'undone' : undefined}>
             <span>{c.direction === 'in' ? t('guests.checkedIn') : t('guests.checkedOut')}</span>
-            <span>{localTime(c.scanned_at)}</span>
+            <span>{eventDateTime(c.scanned_at, timezone)}</span>
             <span className="muted">{c.station ?? ''}</span>
             {c.undone_at ? (
-              <span className="muted">{t('guests.undone', { time: localTime(c.undone_at) })}</span>
+              <span className="muted">{t('guests.undone', { time: eventDateTime(c.undone_at, timezone) })}</span>
             ) : (
               <button type="button" onClick={() => void undo(c)}>
                 {t('guests.undo')}
