@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Api } from '../../renderer/src/api';
-import { GuestCopy, listPages } from '../../renderer/src/guest-copy';
+import { OfflineGuestList, listPages } from '../../renderer/src/offline-guest-list';
 
 const guest = (id: number, fields: Record<string, unknown> = {}) => ({
   id,
@@ -32,7 +32,7 @@ function fakeApi(guests: unknown[], checkins: unknown[], startTime: string) {
 
 describe('the station\'s copy of the guest list', () => {
   it('loads whole, then asks only for what changed since the last start_time, and decides as the event\'s door does', async () => {
-    const copy = await GuestCopy.open(1);
+    const copy = await OfflineGuestList.open(1);
     assert.equal(copy.loaded, false);
     const first = fakeApi(
       [guest(1), guest(2, { checked_in_at: '2026-12-01T18:00:00' }), guest(3, { objstatus: '2' }), guest(4, { nfc_tag: '04AB' })],
@@ -66,7 +66,7 @@ describe('the station\'s copy of the guest list', () => {
   });
 
   it('searches as the server does: case and accents ignored on names, e-mail and company, words by prefix', async () => {
-    const copy = await GuestCopy.open(2);
+    const copy = await OfflineGuestList.open(2);
     const people = [
       guest(1, { first_name: 'Zoë', last_name: 'Müller', company: 'Société Générale' }),
       guest(2, { first_name: 'Hans', last_name: 'Muller', email: 'hans@bücher.example' }),
@@ -151,7 +151,7 @@ describe('the station\'s copy of the guest list', () => {
   });
 
   it('loads a whole list two pages at once and a delta one page after another', async () => {
-    const copy = await GuestCopy.open(3);
+    const copy = await OfflineGuestList.open(3);
     let inFlight = 0;
     let mostInFlight = 0;
     const api = {
@@ -174,7 +174,7 @@ describe('the station\'s copy of the guest list', () => {
   });
 
   it('keeps the earliest start_time of pages asked for together as the next delta\'s timestamp', async () => {
-    const copy = await GuestCopy.open(2);
+    const copy = await OfflineGuestList.open(2);
     const startTimes = ['2026-12-01T18:05:02', '2026-12-01T18:05:00', '2026-12-01T18:05:01'];
     const asked: string[] = [];
     const api = {
