@@ -1,15 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
-import { desktop } from '../desktop';
 import { useBadgePrinter, usePrintOnCheckIn } from '../door/use-badge-printer';
 import { useDoorDialogs } from '../door/use-door-dialogs';
-import { useDoorShortcuts } from '../door/use-door-shortcuts';
+import { useDoorInput } from '../door/use-door-input';
 import { useDoorStation } from '../door/use-door-station';
-import { useNfc } from '../door/use-nfc';
 import { undoable, type LogEntry } from '../door/use-scan-log';
 import { useKioskLock } from '../door/use-station-settings';
-import { useWedgeReaderOverDialogs } from '../door/use-wedge-reader-over-dialogs';
 import type { EventSummary, GuestSummary } from '../types';
 import { useHasCamera } from './camera-panel';
 import { DoorDialogs } from './door-dialogs';
@@ -23,7 +20,8 @@ import { StatsPanel } from './stats-panel';
  * Door mode: the scan field keeps the focus (keyboard-wedge barcode and NFC readers type the
  * code and Enter), the answer fills the stage, and the station keeps deciding from its offline
  * guest list when the server cannot be reached. The station's parts come from useDoorStation,
- * the dialogs and the focus from useDoorDialogs; this lays them out and binds the keys.
+ * the dialogs and the focus from useDoorDialogs, keys, readers and NFC from useDoorInput;
+ * this lays them out.
  */
 export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api; event: EventSummary; onChangeEvent: () => void; onSignOut: () => void }) {
   const { t } = useTranslation('door');
@@ -35,33 +33,13 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     scanInput,
     useCallback(() => setNotice(undefined), [setNotice]),
   );
-  const { open, focusScan, setConfirmUndo, setVerdictOver } = dialogs;
+  const { open, focusScan, setConfirmUndo } = dialogs;
   const [cameraOn, setCameraOn] = useState(false);
   const hasCamera = useHasCamera();
 
   const guarded = useMemo(() => ({ 'sign-out': onSignOut, events: onChangeEvent, settings: () => open('settings') }), [onSignOut, onChangeEvent, open]);
   const lock = useKioskLock(settings.pin, guarded);
-  // A reader firing while a dialog is open still scans, and its answer shows in front of the
-  // dialog (verdictOver) until dismissed or the dialog closes: staff see the verdict first.
-  const dialogOpen = dialogs.panel !== 'none' || !!dialogs.confirmUndo || !!lock.asking;
-  const dialogOpenRef = useRef(dialogOpen);
-  dialogOpenRef.current = dialogOpen;
-  useEffect(() => {
-    if (!dialogOpen) setVerdictOver(false);
-  }, [dialogOpen, setVerdictOver]);
   useEffect(dialogs.refocus, [lock.asking, dialogs.refocus]);
-  useWedgeReaderOverDialogs(dialogOpen, (code) => {
-    setVerdictOver(true);
-    void pipeline.scan('barcode', code);
-  });
-
-  const nfc = useNfc(
-    (serial) => {
-      if (dialogOpenRef.current) setVerdictOver(true);
-      void pipeline.scan('nfc_tag', serial);
-    },
-    useCallback((message: string) => setNotice(t('nfc.cannot', { message })), [setNotice, t]),
-  );
 
   const printBadge = useBadgePrinter(api, event.id, { ...settings.badges, station: station.station }, setNotice);
   usePrintOnCheckIn(pipeline.result, settings.badges.printOnCheckIn, printBadge);
@@ -73,32 +51,11 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
     setNotice(t('undo.nothing'));
     focusScan();
   };
-
-  useDoorShortcuts(!dialogOpen, () => scanInput.current, {
-    search: () => open('search'),
-    walkIn: () => open('walk-in'),
-    toggleDirection: station.toggleDirection,
-    session: () => open('session'),
-    camera: hasCamera ? () => setCameraOn((on) => !on) : undefined,
-    log: () => open('log'),
-    undo: () => askUndo(lastAccepted),
-    escape: () => {
-      if (scanInput.current) scanInput.current.value = '';
-      setNotice(undefined);
-      scanInput.current?.focus();
-    },
-    typing: () => scanInput.current?.focus(),
+  const { nfc } = useDoorInput(station, dialogs, scanInput, {
+    dialogOpen: dialogs.panel !== 'none' || !!dialogs.confirmUndo || !!lock.asking,
+    toggleCamera: hasCamera ? () => setCameraOn((on) => !on) : undefined,
+    undoLast: () => askUndo(lastAccepted),
   });
-
-  useEffect(
-    () =>
-      desktop?.onMenu((action) => {
-        if (action === 'export-event') open('export');
-        else if (action === 'import-event') open('import');
-        else if (action === 'share-info') open('share');
-      }),
-    [open],
-  );
 
   return (
     <div className={station.direction === 'out' ? 'door mode-out' : 'door'}>
