@@ -65,7 +65,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         stats={station.live.stats}
         online={station.online}
         pending={station.queue.pending}
-        copySize={station.guestList.size}
+        guestListSize={station.guestList.size}
         sync={station.sync}
         station={settings.station}
         muted={settings.sound.muted}

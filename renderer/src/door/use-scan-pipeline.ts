@@ -20,23 +20,23 @@ import { useVerdict } from './use-verdict';
  * through them.
  */
 export function useScanPipeline(deps: PipelineDeps) {
-  const d = useRef(deps);
-  d.current = deps;
-  const verdict = useVerdict(d);
+  const latest = useRef(deps);
+  latest.current = deps;
+  const verdict = useVerdict(latest);
   const { show } = verdict;
   const [notice, setNotice] = useState<string>();
   const guard = useRef(new RepeatGuard()).current;
 
-  const { accepted, attention, acknowledge, dropAttention } = useAcceptedScans(d);
-  const replay = useReplayVerdicts(d, verdict, accepted);
-  const undo = useUndoScan(d, { guard, show, setNotice, dropAttention });
-  const decideOffline = useOfflineDecision(d, show, accepted);
-  const sendOnline = useServerScan(d, verdict, accepted, decideOffline);
+  const { accepted, attention, acknowledge, dropAttention } = useAcceptedScans(latest);
+  const replay = useReplayVerdicts(latest, verdict, accepted);
+  const undo = useUndoScan(latest, { guard, show, setNotice, dropAttention });
+  const decideOffline = useOfflineDecision(latest, show, accepted);
+  const sendOnline = useServerScan(latest, verdict, accepted, decideOffline);
 
   /** One scan: typed, read by a reader or camera, or a guest picked from a list. */
   const scan = useCallback(
     async (kind: CodeKind, code: string, options: { direction?: Direction; label?: string } = {}) => {
-      const { station, nfcFallback, direction, session, online, log } = d.current;
+      const { station, nfcFallback, direction, session, online, log } = latest.current;
       const now = Date.now();
       const scanDirection = options.direction ?? direction;
       // Switching to check-out or to a session and scanning again is meant: a new scan.
