@@ -2,7 +2,7 @@ import type { Log, Metric } from './common';
 import { percentile, round, timed } from './common';
 import { lastNameOf } from './seed';
 import type { Api } from '../renderer/src/api';
-import { GuestCopy } from '../renderer/src/guest-copy';
+import { OfflineGuestList } from '../renderer/src/offline-guest-list';
 
 /**
  * Issue 38: a search at 100,000 guests answers within 50 ms, accents and case ignored. The
@@ -46,7 +46,7 @@ export async function benchSearch(input: SearchBenchInput, log: Log): Promise<Me
   log(`  API search (folded): p50 ${round(percentile(api, 50))} ms, p99 ${round(percentile(api, 99))} ms`);
 
   // The door screen's offline copy, loaded as the screen loads it, searched in memory.
-  const copy = await GuestCopy.open(input.eventId);
+  const copy = await OfflineGuestList.open(input.eventId);
   await copy.refresh({ get: (path: string) => getJson(`${input.baseUrl}${path}`, input.key) } as Api);
   const offline: number[] = [];
   for (let n = 0; n < ROUNDS; n++) {

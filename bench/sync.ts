@@ -2,7 +2,7 @@ import type { Log, Metric } from './common';
 import { percentile, round, timed } from './common';
 import { barcodeOf, lastNameOf } from './seed';
 import type { Api } from '../renderer/src/api';
-import { listPages, WHOLE_LIST_PAGES_IN_FLIGHT } from '../renderer/src/guest-copy';
+import { listPages, WHOLE_LIST_PAGES_IN_FLIGHT } from '../renderer/src/offline-guest-list';
 
 /** Issue 17: a laptop joining the door syncs 100k guests in 1.5 s, and a delta of 100 changes in 20 ms. */
 export const SYNC_TARGETS = { fullSyncS: 1.5, deltaMs: 20 };
@@ -56,7 +56,7 @@ export async function benchSync(input: SyncBenchInput, log: Log): Promise<{ metr
   );
 
   // Full sync: every page of 1000 as a door screen joining the door loads its copy of the
-  // list (listPages in renderer/src/guest-copy.ts: the next pages asked for while one is read).
+  // list (listPages in renderer/src/offline-guest-list.ts: the next pages asked for while one is read).
   // Three in a row, the median reported: one sync's time moves by a tenth from run to run here.
   const doorScreenApi = { get: (path: string) => getJson(`${input.baseUrl}${path}`, input.key) } as Api;
   /** FULL_SYNCS full syncs with `inFlight` pages asked for at once: each one's ms, and the last one's earliest start_time. */

@@ -53,21 +53,23 @@ export function swapCase(code: string): string {
 const isNotFound = (answer: ApiAnswer) => answer.status === 404 && (answer.body as { status?: string })?.status === 'not_found';
 
 /**
- * POSTs the scan; a barcode nobody has is tried again as an NFC tag (keyboard-wedge barcode
- * and NFC readers both just type), then both again with the letters' case swapped (a reader
- * typing with Caps Lock on, or a code typed by hand in lower case). Throws OfflineError when
- * the server cannot be reached.
+ * POSTs the scan. With `exact`, once: the station's guest list named the form in which the
+ * server knows the code, or knows nobody with it. Otherwise a barcode nobody has is tried again
+ * as an NFC tag (keyboard-wedge barcode and NFC readers both just type), then both again with
+ * the letters' case swapped (a reader typing with Caps Lock on, or a code typed by hand in lower
+ * case). Throws OfflineError when the server cannot be reached.
  */
-export async function sendScan(api: Api, eventId: number, scan: ScanSend, options?: RequestOptions): Promise<ApiAnswer> {
+export async function sendScan(api: Api, eventId: number, scan: ScanSend, options: RequestOptions & { exact?: boolean } = {}): Promise<ApiAnswer> {
+  const { exact, ...requestOptions } = options;
   const path = `/events/${eventId}/checkins`;
   const attempt = async (code: string, uid: string): Promise<ApiAnswer> => {
-    const answer = await api.request('POST', path, bodyOf(scan, scan.kind, code, uid), options);
-    if (isNotFound(answer) && scan.kind === 'barcode' && scan.nfcFallback) return api.request('POST', path, bodyOf(scan, 'nfc_tag', code, uid + NFC_UID_SUFFIX), options);
+    const answer = await api.request('POST', path, bodyOf(scan, scan.kind, code, uid), requestOptions);
+    if (!exact && isNotFound(answer) && scan.kind === 'barcode' && scan.nfcFallback) return api.request('POST', path, bodyOf(scan, 'nfc_tag', code, uid + NFC_UID_SUFFIX), requestOptions);
     return answer;
   };
   const first = await attempt(scan.code, scan.uid);
   const swapped = swapCase(scan.code);
-  if (!isNotFound(first) || scan.kind === 'guest_id' || swapped === scan.code) return first;
+  if (exact || !isNotFound(first) || scan.kind === 'guest_id' || swapped === scan.code) return first;
   const second = await attempt(swapped, scan.uid + CASE_UID_SUFFIX);
   // Still nobody: the answer names the code as it was typed.
   return isNotFound(second) ? first : second;

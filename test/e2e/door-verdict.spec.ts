@@ -4,7 +4,8 @@ import { DoorPage } from './pages/door-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 
 /**
- * Issue 38 at the door: answers of questions shown at the door on green, amber and attention;
+ * Issue 38 at the door: answers of questions shown at the door on green, amber and attention,
+ * online and from the station's offline guest list;
  * a scan's verdict in front of an open dialog with nothing left in a PIN field; counters that
  * meet the server after an undo.
  */
@@ -70,6 +71,41 @@ for (const size of [
     await door.screenshot(`72-door-answers-attention-${size.name}`);
     await attention.getByRole('button').click();
     await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${(await checkinsOf(server, seed.eventId, ada.id))[0].id}`);
+  });
+}
+
+for (const size of [
+  { name: 'laptop', width: 1280, height: 800 },
+  { name: 'phone', width: 375, height: 667 },
+]) {
+  test(`offline, the answers of questions shown at the door come from the station's guest list (${size.name})`, async ({ page }) => {
+    await page.setViewportSize(size);
+    const door = await openDoor(page);
+    await door.copyHolds(12);
+    // The server goes out of reach: the station decides from its offline guest list.
+    await page.route('**/api/v1/**', (route) => route.abort());
+    const grace = seed.guests.grace;
+    await door.scan(grace.barcode);
+    await door.expectResult('checked_in', 'Grace', 'Admitted offline');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Meal');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Fish');
+    await door.screenshot(`74-door-answers-offline-green-${size.name}`);
+    await door.waitPastRepeatGuard();
+    await door.scan(grace.barcode);
+    await door.expectResult('already_checked_in', 'decided offline');
+    await expect(door.result().getByTestId('door-answers')).toContainText('Fish');
+    const ada = seed.guests.ada;
+    await door.scan(ada.barcode);
+    const attention = page.getByTestId('attention');
+    await expect(attention).toContainText('Wheelchair user: side entrance');
+    await expect(attention.getByTestId('door-answers')).toContainText('Vegetarian');
+    await expect(attention.getByTestId('door-answers')).toContainText('T-shirt size');
+    await door.screenshot(`75-door-answers-offline-attention-${size.name}`);
+    await attention.getByRole('button').click();
+    // Back online, the queue is replayed; both check-ins are taken back for the next size.
+    await page.unroute('**/api/v1/**');
+    await expect(door.pending()).toBeHidden({ timeout: 15_000 });
+    for (const guest of [grace, ada]) for (const checkin of await checkinsOf(server, seed.eventId, guest.id)) await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${checkin.id}`);
   });
 }
 

@@ -21,7 +21,7 @@ function load(language: string, namespace: string): unknown {
 const folded = (keys: string[]) => [...new Set(keys.map((k) => k.replace(PLURAL, '')))].sort();
 
 describe('screen translations', () => {
-  const namespaces = fs.readdirSync(path.join(LOCALES, 'en')).map((file) => path.basename(file, '.json'));
+  const namespaces = fs.readdirSync(path.join(LOCALES, 'en')).filter((file) => file.endsWith('.json')).map((file) => path.basename(file, '.json'));
   for (const namespace of namespaces) {
     const english = keysOf(load('en', namespace));
     for (const language of LANGUAGES.slice(1)) {

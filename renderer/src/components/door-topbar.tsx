@@ -10,8 +10,8 @@ interface Props {
   stats?: EventStats;
   online: boolean;
   pending: number;
-  /** Guests in the station's copy of the list (what it can decide from offline). */
-  copySize: number;
+  /** Guests in the station's offline guest list (what it can decide from offline). */
+  guestListSize: number;
   /** The event's link to the central Doorlist; absent when this laptop does not follow one. */
   sync?: SyncStatus;
   station: string;
@@ -57,7 +57,7 @@ export function DoorTopbar(p: Props) {
         </span>
       </div>
       <div className="status-area">
-        <span className={p.online ? 'conn ok' : 'conn off'} data-testid="connection" data-copy-size={p.copySize} title={t('top.copy', { count: p.copySize })}>
+        <span className={p.online ? 'conn ok' : 'conn off'} data-testid="connection" data-copy-size={p.guestListSize} title={t('top.copy', { count: p.guestListSize })}>
           {p.online ? t('top.online') : t('top.offline')}
         </span>
         {p.pending > 0 && (

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { OfflineError, type Api } from '../api';
-import type { GuestCopy } from '../guest-copy';
+import type { OfflineGuestList } from '../offline-guest-list';
 import { formatTime, utcInstant } from '../i18n/format';
 import type { GuestSummary, RegistrationType } from '../types';
 import { Dialog } from './dialog';
@@ -12,7 +12,7 @@ const PAGE = 25;
 interface Found {
   guests: GuestSummary[];
   count: number;
-  /** Answered from the station's copy: the server could not be reached. */
+  /** Answered from the station's offline guest list: the server could not be reached. */
   offline: boolean;
 }
 
@@ -21,7 +21,7 @@ export function SearchPanel({
   api,
   eventId,
   types,
-  copy,
+  guestList,
   online,
   timezone,
   onCheck,
@@ -31,7 +31,7 @@ export function SearchPanel({
   api: Api;
   eventId: number;
   types: RegistrationType[];
-  copy?: GuestCopy;
+  guestList?: OfflineGuestList;
   online: boolean;
   timezone: string;
   onCheck: (guest: GuestSummary, direction: 'in' | 'out') => void;
@@ -52,8 +52,8 @@ export function SearchPanel({
     }
     let live = true;
     const fromCopy = () => {
-      if (!copy?.loaded) return false;
-      const { count, results } = copy.search(term, PAGE);
+      if (!guestList?.loaded) return false;
+      const { count, results } = guestList.search(term, PAGE);
       setError(undefined);
       setFound({ guests: results, count, offline: true });
       return true;
@@ -77,7 +77,7 @@ export function SearchPanel({
       live = false;
       clearTimeout(timer);
     };
-  }, [api, eventId, query, copy, online, t]);
+  }, [api, eventId, query, guestList, online, t]);
 
   const guests = found?.guests;
   return (

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { OfflineError, type Api } from '../api';
 import { newUid } from '../../../core/uid';
-import type { GuestCopy } from '../guest-copy';
+import type { OfflineGuestList } from '../offline-guest-list';
 import type { QueuedItem, WalkInFields } from '../scan-queue';
 import type { CodeKind, RegistrationType } from '../types';
 import { Dialog } from './dialog';
@@ -32,7 +32,7 @@ export function WalkInPanel({
   api,
   eventId,
   types,
-  copy,
+  guestList,
   online,
   onOffline,
   onQueue,
@@ -42,7 +42,7 @@ export function WalkInPanel({
   api: Api;
   eventId: number;
   types: RegistrationType[];
-  copy?: GuestCopy;
+  guestList?: OfflineGuestList;
   online: boolean;
   onOffline: () => void;
   onQueue: (item: QueuedItem) => Promise<void>;
@@ -56,14 +56,14 @@ export function WalkInPanel({
 
   const set = (name: keyof Fields) => (e: { target: { value: string } }) => setFields({ ...fields, [name]: e.target.value });
 
-  /** Offline: the walk-in waits in the queue and joins the copy, so it is found and admitted here. */
+  /** Offline: the walk-in waits in the queue and joins the offline guest list, so it is found and admitted here. */
   const addOffline = async (guest: WalkInFields) => {
-    if (!copy?.loaded) {
+    if (!guestList?.loaded) {
       setErrors({ form: t('walkIn.needsServer') });
       return;
     }
     await onQueue({ type: 'walk_in', uid: newUid(), eventId, queuedAt: Date.now(), fields: guest });
-    await copy.add({ ...guest, id: -Date.now(), eventId, objstatus: '1', checked_in_at: null, nfc_tag: null });
+    await guestList.add({ ...guest, id: -Date.now(), eventId, objstatus: '1', checked_in_at: null, nfc_tag: null });
     onAdded({ kind: 'barcode', code: guest.barcode, label: `${guest.first_name} ${guest.last_name}` });
   };
 

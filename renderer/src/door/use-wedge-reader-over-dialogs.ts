@@ -1,16 +1,18 @@
 import { useEffect, useRef } from 'react';
 
 /**
- * A reader types a whole code at a steady 5-30 ms a key; the fastest people average over
- * 100 ms a key. A burst is keys with no pause over READER_PAUSE_MS; it is a reader's when it
- * has READER_MIN_CHARS keys or more at READER_MEAN_MS a key or less, Enter included (a
- * busy machine delivers a reader's keys unevenly, so the mean decides, not each gap).
+ * A keyboard-wedge reader (a USB barcode or NFC reader that types like a keyboard) types a
+ * whole code at a steady 5-30 ms a key; the fastest people average over 100 ms a key. A
+ * burst is keys with no pause over READER_PAUSE_MS; it is a reader's when it has
+ * READER_MIN_CHARS keys or more at READER_MEAN_MS a key or less, Enter included (a busy
+ * machine delivers a reader's keys unevenly, so the mean decides, not each gap).
  */
 const READER_PAUSE_MS = 120;
 const READER_MEAN_MS = 50;
 const READER_MIN_CHARS = 4;
 
-function isTextField(target: EventTarget | null): target is HTMLElement {
+/** A field that takes typing: keys typed there are the person's, not the door's shortcuts. */
+export function isTextField(target: EventTarget | null): target is HTMLElement {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
@@ -33,7 +35,7 @@ const valueOf = (target: EventTarget | null) => (target instanceof HTMLInputElem
  * goes to the scan, not into the dialog's field, and the Enter does not submit the dialog.
  * Listens first (capture, registered before any dialog's own listener).
  */
-export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: string) => void): void {
+export function useWedgeReaderOverDialogs(dialogOpen: boolean, onCode: (code: string) => void): void {
   const state = useRef({ open: dialogOpen, chars: '', first: 0, last: 0, target: null as EventTarget | null, before: '' });
   state.current.open = dialogOpen;
   const latest = useRef(onCode);
@@ -81,43 +83,3 @@ export function useReaderWhileDialogOpen(dialogOpen: boolean, onCode: (code: str
   }, []);
 }
 
-export interface DoorKeys {
-  search: () => void;
-  walkIn: () => void;
-  toggleDirection: () => void;
-  session: () => void;
-  camera?: () => void;
-  log: () => void;
-  undo: () => void;
-  escape: () => void;
-  /** Any other printable key outside a text field: a reader typing, the scan field takes it. */
-  typing: () => void;
-}
-
-/** The door's function keys while no dialog is open. */
-export function useDoorKeys(active: boolean, scanField: () => HTMLElement | null, keys: DoorKeys): void {
-  const latest = useRef({ active, keys, scanField });
-  latest.current = { active, keys, scanField };
-  useEffect(() => {
-    const listener = (e: KeyboardEvent) => {
-      const { active: on, keys: k, scanField: field } = latest.current;
-      if (!on) return;
-      const actions: Record<string, (() => void) | undefined> = { F2: k.search, F3: k.log, F4: k.walkIn, F6: k.toggleDirection, F7: k.session, F8: k.camera };
-      const action = actions[e.key];
-      if (action) {
-        e.preventDefault();
-        action();
-        return;
-      }
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'z' && (!isTextField(e.target) || e.target === field())) {
-        e.preventDefault();
-        k.undo();
-        return;
-      }
-      if (e.key === 'Escape') return k.escape();
-      if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey && !isTextField(e.target)) k.typing();
-    };
-    window.addEventListener('keydown', listener);
-    return () => window.removeEventListener('keydown', listener);
-  }, []);
-}

@@ -1,21 +1,21 @@
 import { useEffect, useRef, useState } from 'react';
 import { OfflineError, type Api } from '../api';
-import { GuestCopy } from '../guest-copy';
+import { OfflineGuestList } from '../offline-guest-list';
 import { useInterval } from './use-live-stats';
 
 const REFRESH_EVERY_MS = 10_000;
 
-/** The station's copy of the event's guest list, kept fresh while the server answers. */
-export function useGuestCopy(api: Api, eventId: number, online: boolean, onReachable: (reachable: boolean) => void) {
-  const [copy, setCopy] = useState<GuestCopy>();
+/** The station's offline copy of the event's guest list, kept fresh while the server answers. */
+export function useOfflineGuestList(api: Api, eventId: number, online: boolean, onReachable: (reachable: boolean) => void) {
+  const [list, setList] = useState<OfflineGuestList>();
   const [size, setSize] = useState(0);
   const refreshing = useRef(false);
 
   useEffect(() => {
     let live = true;
-    void GuestCopy.open(eventId).then((opened) => {
+    void OfflineGuestList.open(eventId).then((opened) => {
       if (!live) return;
-      setCopy(opened);
+      setList(opened);
       setSize(opened.size);
     });
     return () => {
@@ -25,11 +25,11 @@ export function useGuestCopy(api: Api, eventId: number, online: boolean, onReach
 
   const refresh = useRef(async () => {});
   refresh.current = async () => {
-    if (!copy || !online || refreshing.current) return;
+    if (!list || !online || refreshing.current) return;
     refreshing.current = true;
     try {
-      await copy.refresh(api);
-      setSize(copy.size);
+      await list.refresh(api);
+      setSize(list.size);
     } catch (err) {
       if (err instanceof OfflineError) onReachable(false);
     } finally {
@@ -37,10 +37,10 @@ export function useGuestCopy(api: Api, eventId: number, online: boolean, onReach
     }
   };
   useInterval(() => void refresh.current(), REFRESH_EVERY_MS);
-  // The first load as soon as the stored copy is open.
+  // The first load as soon as the stored list is open.
   useEffect(() => {
-    if (copy) void refresh.current();
-  }, [copy]);
+    if (list) void refresh.current();
+  }, [list]);
 
-  return { copy, size };
+  return { list, size };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Api } from '../../renderer/src/api';
-import { GuestCopy, listPages } from '../../renderer/src/guest-copy';
+import { OfflineGuestList, listPages } from '../../renderer/src/offline-guest-list';
 
 const guest = (id: number, fields: Record<string, unknown> = {}) => ({
   id,
@@ -17,22 +17,25 @@ const guest = (id: number, fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
-/** The two list endpoints the copy reads, answering one page; records what it asked. */
-function fakeApi(guests: unknown[], checkins: unknown[], startTime: string) {
+/** The three list endpoints the copy reads, answering one page; records what it asked. */
+function fakeApi(guests: unknown[], checkins: unknown[], startTime: string, questions: unknown[] = []) {
   const asked: string[] = [];
   const api = {
     get: async (path: string) => {
       asked.push(path);
       if (path.includes('/guests?')) return { results: guests, next: null, start_time: startTime };
+      if (path.includes('/custom_questions?')) return { results: questions, next: null };
       return { results: checkins, next: null };
     },
   } as unknown as Api;
   return { api, asked };
 }
 
+const pick = (form?: { kind: string; code: string; guest: { id: number } }) => form && { kind: form.kind, code: form.code, id: form.guest.id };
+
 describe('the station\'s copy of the guest list', () => {
   it('loads whole, then asks only for what changed since the last start_time, and decides as the event\'s door does', async () => {
-    const copy = await GuestCopy.open(1);
+    const copy = await OfflineGuestList.open(1);
     assert.equal(copy.loaded, false);
     const first = fakeApi(
       [guest(1), guest(2, { checked_in_at: '2026-12-01T18:00:00' }), guest(3, { objstatus: '2' }), guest(4, { nfc_tag: '04AB' })],
@@ -65,8 +68,39 @@ describe('the station\'s copy of the guest list', () => {
     assert.deepEqual(copy.search('first1 acme', 10).results.map((g) => g.id), [1]);
   });
 
+  it('names the form in which a guest holds a scanned code, so the door asks the server once', async () => {
+    const copy = await OfflineGuestList.open(5);
+    await copy.refresh(fakeApi([guest(1, { barcode: 'AbC-1' }), guest(2, { nfc_tag: '04ab' })], [], '2026-12-01T18:05:00').api);
+    assert.deepEqual(pick(copy.knownForm('barcode', 'AbC-1', true)), { kind: 'barcode', code: 'AbC-1', id: 1 });
+    assert.deepEqual(pick(copy.knownForm('barcode', 'aBc-1', true)), { kind: 'barcode', code: 'AbC-1', id: 1 }, 'Caps Lock');
+    assert.deepEqual(pick(copy.knownForm('barcode', '04AB', true)), { kind: 'nfc_tag', code: '04ab', id: 2 }, 'a tag typed by a wedge reader');
+    assert.equal(copy.knownForm('barcode', '04ab', false), undefined, 'no tag fallback when it is off');
+    assert.deepEqual(pick(copy.knownForm('nfc_tag', '04ab', false)), { kind: 'nfc_tag', code: '04ab', id: 2 });
+    assert.equal(copy.knownForm('barcode', 'NOBODY', true), undefined);
+  });
+
+  it('gives a found guest the answers to the questions shown at the door, as a scan does', async () => {
+    const copy = await OfflineGuestList.open(6);
+    const answers = [
+      { question_id: 7, question_text: 'Meal', objstatus: '1', answer: [{ answer: 'Fish', id: '70' }] },
+      { question_id: 8, question_text: 'Diet', objstatus: '1', answer: [{ answer: 'Nuts', id: '80' }, { answer: 'Gluten', id: '81' }] },
+      { question_id: 9, question_text: 'Hidden', objstatus: '1', answer: [{ answer: 'secret', id: null }] },
+    ];
+    const questions = [
+      { id: 9, question: 'Hidden', objstatus: '1', show_at_door: false },
+      { id: 8, question: 'Allergies', objstatus: '1', show_at_door: true },
+      { id: 7, question: 'Meal', objstatus: '1', show_at_door: true },
+    ];
+    await copy.refresh(fakeApi([guest(1, { custom_questions: answers }), guest(2)], [], '2026-12-01T18:05:00', questions).api);
+    assert.deepEqual(copy.find('barcode', 'CODE-1', true)?.door_answers, [
+      { question_id: 7, question: 'Meal', answer: 'Fish' },
+      { question_id: 8, question: 'Allergies', answer: 'Nuts; Gluten' },
+    ]);
+    assert.deepEqual(copy.find('guest_id', '2', false)?.door_answers, []);
+  });
+
   it('searches as the server does: case and accents ignored on names, e-mail and company, words by prefix', async () => {
-    const copy = await GuestCopy.open(2);
+    const copy = await OfflineGuestList.open(2);
     const people = [
       guest(1, { first_name: 'Zoë', last_name: 'Müller', company: 'Société Générale' }),
       guest(2, { first_name: 'Hans', last_name: 'Muller', email: 'hans@bücher.example' }),
@@ -151,7 +185,7 @@ describe('the station\'s copy of the guest list', () => {
   });
 
   it('loads a whole list two pages at once and a delta one page after another', async () => {
-    const copy = await GuestCopy.open(3);
+    const copy = await OfflineGuestList.open(3);
     let inFlight = 0;
     let mostInFlight = 0;
     const api = {
@@ -174,7 +208,7 @@ describe('the station\'s copy of the guest list', () => {
   });
 
   it('keeps the earliest start_time of pages asked for together as the next delta\'s timestamp', async () => {
-    const copy = await GuestCopy.open(2);
+    const copy = await OfflineGuestList.open(2);
     const startTimes = ['2026-12-01T18:05:02', '2026-12-01T18:05:00', '2026-12-01T18:05:01'];
     const asked: string[] = [];
     const api = {

@@ -2,22 +2,39 @@ import type { Api } from './api';
 import { searchTerms, searchWords } from '../../core/search-terms';
 import { swapCase } from './checkin';
 import { GUEST_STORE, META_STORE, run } from './local-db';
-import type { CodeKind, Direction, GuestSummary, ScanStatus } from './types';
+import type { CodeKind, Direction, DoorAnswer, GuestSummary, ScanStatus } from './types';
 
 /** A guest as this station keeps it: the list's fields plus where they were let in. */
-export interface CopyGuest extends GuestSummary {
+export interface OfflineGuest extends GuestSummary {
   eventId: number;
   registration_type: number;
   objstatus: string;
   checked_in_at: string | null;
   /** The station of the entry that stands, from the check-ins delta or this station's own scan. */
   checked_in_station?: string | null;
+  /** The guest's answers as the guest list gives them (a walk-in made offline has none). */
+  custom_questions?: { question_id: number; answer: { answer: string }[] }[];
+}
+
+/** An active question marked show_at_door: its answers travel with a scan's guest. */
+interface DoorQuestion {
+  id: number;
+  question: string;
 }
 
 interface CopyMeta {
   key: string;
   /** The guest list's `start_time` of the last load: the next delta's `timestamp`. */
   since: string;
+  /** The questions shown at the door as of that load. */
+  doorQuestions?: DoorQuestion[];
+}
+
+interface QuestionRow {
+  id: number;
+  question: string;
+  objstatus: string;
+  show_at_door: boolean;
 }
 
 interface ListPage<T> {
@@ -90,29 +107,32 @@ export async function* listPages<T>(api: Api, pathOf: (page: number) => string, 
  * with `timestamp` deltas of the guests and check-ins. When the server cannot be reached the
  * door decides from it at once, exactly as the server would for the event's own door.
  */
-export class GuestCopy {
-  private byId = new Map<number, CopyGuest>();
-  private byBarcode = new Map<string, CopyGuest>();
-  private byTag = new Map<string, CopyGuest>();
+export class OfflineGuestList {
+  private byId = new Map<number, OfflineGuest>();
+  private byBarcode = new Map<string, OfflineGuest>();
+  private byTag = new Map<string, OfflineGuest>();
   /**
    * Each guest's search terms as the server's index files them (core/search-terms.ts), each
    * after a TERM_START: a word prefixes one of them exactly when TERM_START + word is in it.
    */
   private terms = new Map<number, string>();
   private since?: string;
+  /** Question id to its text, for the questions shown at the door (DESIGN: `door_answers`). */
+  private doorQuestions = new Map<number, string>();
 
   private constructor(readonly eventId: number) {}
 
   /** The copy as stored (empty the first time). */
-  static async open(eventId: number): Promise<GuestCopy> {
-    const copy = new GuestCopy(eventId);
+  static async open(eventId: number): Promise<OfflineGuestList> {
+    const copy = new OfflineGuestList(eventId);
     try {
       const [guests, meta] = await Promise.all([
-        run<CopyGuest[]>(GUEST_STORE, 'readonly', (store) => store.index('eventId').getAll(eventId)),
+        run<OfflineGuest[]>(GUEST_STORE, 'readonly', (store) => store.index('eventId').getAll(eventId)),
         run<CopyMeta | undefined>(META_STORE, 'readonly', (store) => store.get(metaKey(eventId))),
       ]);
       for (const guest of guests) copy.index(guest);
       copy.since = meta?.since;
+      copy.doorQuestions = new Map((meta?.doorQuestions ?? []).map((q) => [q.id, q.question]));
     } catch {
       // A browser without IndexedDB (private mode) keeps the copy in memory only.
     }
@@ -127,7 +147,7 @@ export class GuestCopy {
     return this.since !== undefined;
   }
 
-  private index(guest: CopyGuest): void {
+  private index(guest: OfflineGuest): void {
     const old = this.byId.get(guest.id);
     if (old?.barcode) this.byBarcode.delete(old.barcode);
     if (old?.nfc_tag) this.byTag.delete(old.nfc_tag);
@@ -137,7 +157,7 @@ export class GuestCopy {
     if (guest.nfc_tag) this.byTag.set(guest.nfc_tag, guest);
   }
 
-  private async store(guests: CopyGuest[]): Promise<void> {
+  private async store(guests: OfflineGuest[]): Promise<void> {
     if (!guests.length) return;
     await run(GUEST_STORE, 'readwrite', (store) => {
       for (const guest of guests) store.put(guest);
@@ -147,7 +167,7 @@ export class GuestCopy {
   /** Brings the copy up to date: the whole list the first time, then what changed since. */
   async refresh(api: Api): Promise<void> {
     const since = this.since;
-    const changed: CopyGuest[] = [];
+    const changed: OfflineGuest[] = [];
     let startTime: string | undefined;
     const query = (page: number) => `page=${page}&page_size=${PAGE_SIZE}${since ? `&timestamp=${encodeURIComponent(since)}` : ''}`;
     // A whole list comes several pages at once; a delta one page after another (listPages).
@@ -173,22 +193,59 @@ export class GuestCopy {
         }
       }
     }
+    // The questions come whole each time: a handful, and a flag changes no guest's delta.
+    const doorQuestions: DoorQuestion[] = [];
+    for await (const body of listPages<QuestionRow>(api, (page) => `/events/${this.eventId}/custom_questions?page=${page}&page_size=${PAGE_SIZE}`)) {
+      for (const q of body.results ?? []) if (q.show_at_door && String(q.objstatus) === '1') doorQuestions.push({ id: q.id, question: q.question });
+    }
+    this.doorQuestions = new Map(doorQuestions.map((q) => [q.id, q.question]));
     await this.store(changed);
     if (startTime) {
       this.since = startTime;
-      await run(META_STORE, 'readwrite', (store) => store.put({ key: metaKey(this.eventId), since: startTime } satisfies CopyMeta)).catch(() => undefined);
+      await run(META_STORE, 'readwrite', (store) => store.put({ key: metaKey(this.eventId), since: startTime, doorQuestions } satisfies CopyMeta)).catch(() => undefined);
     }
   }
 
-  /** The guest a code belongs to, tried as the server's door tries it (tag, then swapped case). */
-  find(kind: CodeKind, code: string, nfcFallback: boolean): CopyGuest | undefined {
-    if (kind === 'guest_id') return this.byId.get(Number(code));
-    const look = (value: string) => (kind === 'nfc_tag' ? this.byTag.get(value) : (this.byBarcode.get(value) ?? (nfcFallback ? this.byTag.get(value) : undefined)));
-    return look(code) ?? look(swapCase(code));
+  /**
+   * The guest's answers to the questions shown at the door, as a scan's `door_answers` has
+   * them: by question, several choices joined by "; ".
+   */
+  private doorAnswersOf(guest: OfflineGuest): DoorAnswer[] {
+    return (guest.custom_questions ?? [])
+      .flatMap((asked) => {
+        const question = this.doorQuestions.get(asked.question_id);
+        if (question === undefined || !asked.answer.length) return [];
+        return [{ question_id: asked.question_id, question, answer: asked.answer.map((a) => a.answer).join('; ') }];
+      })
+      .sort((a, b) => a.question_id - b.question_id);
+  }
+
+  /**
+   * The guest a code belongs to, tried as the door tries it (tag, then swapped case), with
+   * their answers to the questions shown at the door, as a scan's guest carries them.
+   */
+  find(kind: CodeKind, code: string, nfcFallback: boolean): OfflineGuest | undefined {
+    const guest = kind === 'guest_id' ? this.byId.get(Number(code)) : this.knownForm(kind, code, nfcFallback)?.guest;
+    return guest && { ...guest, door_answers: this.doorAnswersOf(guest) };
+  }
+
+  /**
+   * How a guest of this list holds a scanned code: as a barcode or an NFC tag (a keyboard-wedge
+   * NFC reader types like a barcode reader), as typed or with its letters' case swapped (Caps
+   * Lock). The door sends the scan in that form, so one request answers it.
+   */
+  knownForm(kind: Exclude<CodeKind, 'guest_id'>, code: string, nfcFallback: boolean): { kind: Exclude<CodeKind, 'guest_id'>; code: string; guest: OfflineGuest } | undefined {
+    for (const candidate of [code, swapCase(code)]) {
+      const byBarcode = kind === 'barcode' ? this.byBarcode.get(candidate) : undefined;
+      if (byBarcode) return { kind: 'barcode', code: candidate, guest: byBarcode };
+      const byTag = kind === 'nfc_tag' || nfcFallback ? this.byTag.get(candidate) : undefined;
+      if (byTag) return { kind: 'nfc_tag', code: candidate, guest: byTag };
+    }
+    return undefined;
   }
 
   /** The server's answer for the event's door, from the copy. */
-  decide(guest: CopyGuest | undefined, direction: Direction): ScanStatus {
+  decide(guest: OfflineGuest | undefined, direction: Direction): ScanStatus {
     if (!guest) return 'not_found';
     if (direction === 'out') return guest.checked_in_at ? 'checked_out' : 'not_checked_in';
     if (guest.objstatus === '2') return 'inactive';
@@ -205,7 +262,7 @@ export class GuestCopy {
   }
 
   /** A walk-in made while offline: in the copy at once, so search and scans find them. */
-  async add(guest: CopyGuest): Promise<void> {
+  async add(guest: OfflineGuest): Promise<void> {
     this.index(guest);
     await this.store([guest]);
   }
@@ -214,11 +271,11 @@ export class GuestCopy {
    * Name, e-mail, company, barcode or NFC tag, as the server's search matches them: every word,
    * case and accents ignored, prefixes a term of the guest.
    */
-  search(term: string, limit: number): { count: number; results: CopyGuest[] } {
+  search(term: string, limit: number): { count: number; results: OfflineGuest[] } {
     const needles = searchWords(term).map((w) => TERM_START + w);
-    const matches: CopyGuest[] = [];
+    const matches: OfflineGuest[] = [];
     for (const [id, terms] of this.terms) {
-      if (needles.every((n) => terms.includes(n))) matches.push(this.byId.get(id) as CopyGuest);
+      if (needles.every((n) => terms.includes(n))) matches.push(this.byId.get(id) as OfflineGuest);
     }
     matches.sort((a, b) => a.id - b.id);
     return { count: matches.length, results: matches.slice(0, limit) };

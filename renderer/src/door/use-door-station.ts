@@ -1,0 +1,78 @@
+import { useCallback, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Api } from '../api';
+import { useLeaveGuard } from '../app-shell';
+import type { Direction, EventSummary } from '../types';
+import { useDoorSync } from './use-door-sync';
+import { useEventSetup } from './use-event-setup';
+import { useInterval, useLiveStats } from './use-live-stats';
+import { useOfflineGuestList } from './use-offline-guest-list';
+import { useOfflineQueue } from './use-offline-queue';
+import { useReachable } from './use-reachable';
+import { useScanLog } from './use-scan-log';
+import { useScanPipeline } from './use-scan-pipeline';
+import { useStationSettings } from './use-station-settings';
+
+// Other stations' scans show within this; this station's own at once.
+const STATS_EVERY_MS = 2000;
+
+/**
+ * Everything a door station works with for one event, wired together: its settings, the
+ * event's setup, whether the server answers, the counters, the offline guest list and queue,
+ * the scan pipeline and the scan direction. The screen only lays these out.
+ */
+export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () => void) {
+  const { t } = useTranslation('door');
+  const { settings, save: saveSettings, setSound } = useStationSettings();
+  const setup = useEventSetup(api, event, onChangeEvent);
+  const [online, setOnline] = useReachable();
+  const [direction, setDirection] = useState<Direction>('in');
+  const log = useScanLog(event.id);
+  const live = useLiveStats(api, event.id, setOnline);
+  const sync = useDoorSync(api, event.id);
+  const guestList = useOfflineGuestList(api, event.id, online, setOnline);
+  const queue = useOfflineQueue(api, {
+    onScanAnswer: (item, answer) => pipeline.replayed(item, answer),
+    onWalkInRefused: (item) => pipeline.setNotice(t('walkIn.refusedOnReplay', { name: `${item.fields.first_name} ${item.fields.last_name}` })),
+    onReachable: setOnline,
+  });
+  const station = settings.station || 'Door';
+  const pipeline = useScanPipeline({
+    api,
+    eventId: event.id,
+    station,
+    nfcFallback: settings.nfcFallback,
+    direction,
+    session: setup.session,
+    types: setup.types,
+    guestList: guestList.list,
+    online,
+    setReachable: setOnline,
+    log,
+    countStats: live.count,
+    forgetStats: live.forget,
+    queue,
+  });
+
+  useLeaveGuard(!online || queue.pending > 0);
+
+  // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
+  // include them (this station had counted them already).
+  useInterval(() => {
+    void (async () => {
+      if ((await queue.count()) > 0) await queue.flush();
+      await live.refresh();
+    })();
+  }, STATS_EVERY_MS);
+
+  // A new mode starts from an empty stage: the last answer was for the other direction.
+  const { clearResult } = pipeline;
+  const toggleDirection = useCallback(() => {
+    setDirection((d) => (d === 'in' ? 'out' : 'in'));
+    clearResult();
+  }, [clearResult]);
+
+  return { settings, saveSettings, setSound, station, setup, online, setOnline, direction, toggleDirection, log, live, sync, guestList, queue, pipeline };
+}
+
+export type DoorStation = ReturnType<typeof useDoorStation>;
