@@ -178,3 +178,13 @@ test('after a double admission a phone counts what the server counts, at once an
   }
   await door.screenshot('84-phone-double-admission-counter');
 });
+
+test('an open door screen is online on the supervisor view before its first scan: its poll is its heartbeat', async ({ page }) => {
+  await openDoor(page);
+  await expect
+    .poll(async () => {
+      const stats = await server.must(200, 'GET', `/events/${seed.eventId}/stats?supervisor=true`);
+      return stats.supervisor.stations.find((s: { station: string }) => s.station === 'Front door')?.health;
+    }, { timeout: 10_000 })
+    .toBe('online');
+});

@@ -56,12 +56,12 @@ export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () 
 
   useLeaveGuard(!online || queue.pending > 0);
 
-  // The counters' poll doubles as the probe. Waiting scans go first, so the figures fetched next
-  // include them (this station had counted them already).
+  // The counters' poll doubles as the probe and as this station's heartbeat. Waiting scans go
+  // first, so the figures fetched next include them (this station had counted them already).
   useInterval(() => {
     void (async () => {
       if ((await queue.count()) > 0) await queue.flush();
-      await live.refresh();
+      await live.refresh({ station, queued: await queue.count() });
     })();
   }, STATS_EVERY_MS);
 

@@ -22,9 +22,11 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
   const reachable = useRef(onReachable);
   reachable.current = onReachable;
 
-  const refresh = useCallback(async (): Promise<boolean> => {
+  /** Fetches the figures; `heartbeat` (this station and its unsent scans) shows it on the supervisor view. */
+  const refresh = useCallback(async (heartbeat?: { station: string; queued: number }): Promise<boolean> => {
+    const query = heartbeat ? `?${new URLSearchParams({ station: heartbeat.station, queued: String(heartbeat.queued) })}` : '';
     try {
-      const answer = await api.request<EventStats>('GET', `/events/${eventId}/stats`, undefined, { timeoutMs: STATS_TIMEOUT_MS });
+      const answer = await api.request<EventStats>('GET', `/events/${eventId}/stats${query}`, undefined, { timeoutMs: STATS_TIMEOUT_MS });
       reachable.current(true);
       if (answer.status === 200) {
         const figures = answer.body;
