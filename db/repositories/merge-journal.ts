@@ -1,0 +1,135 @@
+import type { Conn, Db, Trx } from '../knex';
+import { chunks, insertRows } from '../bulk';
+import { fileSearchTerms, forgetSearchTerms } from '../search-index';
+import { searchTerms } from '../search-terms';
+import { survivingFailure, writeTransaction } from '../write-transaction';
+import { isIntegrityViolation } from '../errors';
+
+/**
+ * The undo notes of a merge applied in short transactions (server/event-file/merge.ts). A merge
+ * into an existing event is marked under way by a hidden event of its own (insertHiddenEvent,
+ * stamped while it runs); each of its transactions notes here what it inserted, changed and
+ * deleted, in that same transaction. If the merge fails, or its process dies and its marker
+ * goes stale, `undoMerge` puts every row back (newest note first, a few hundred a transaction)
+ * and the marker goes; if it finishes, its last transaction removes the marker and the notes
+ * are only forgotten (`forgetMerges`). So from outside a merge is all or nothing: what a
+ * failure leaves is the event as it was, a door's own scans meanwhile kept.
+ */
+
+type Row = Record<string, unknown>;
+
+interface Note {
+  merge_id: number;
+  table_name: string;
+  row_id: number;
+  kind: 'insert' | 'update' | 'delete';
+  before: string | null;
+  after: string | null;
+}
+
+const UNDO_ROWS = 200;
+const FORGET_ROWS = 2000;
+
+/** A stored value as compared: PostgreSQL reads booleans as true/false where SQLite has 0/1. */
+function comparable(value: unknown): unknown {
+  return typeof value === 'boolean' ? Number(value) : (value ?? null);
+}
+
+/** The notes of one merge, kept in memory until its transaction writes them (`write`). */
+export class MergeJournal {
+  private notes: Note[] = [];
+
+  constructor(readonly mergeId: number) {}
+
+  inserted(table: string, ids: number[]): void {
+    for (const id of ids) this.notes.push({ merge_id: this.mergeId, table_name: table, row_id: id, kind: 'insert', before: null, after: null });
+  }
+
+  /** `changes` are about to be written over `local` (the row as it was read in this transaction). */
+  updated(table: string, local: Row, changes: Row): void {
+    const before: Row = {};
+    for (const column of Object.keys(changes)) before[column] = comparable(local[column]);
+    const after = Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, comparable(v)]));
+    this.notes.push({ merge_id: this.mergeId, table_name: table, row_id: local.id as number, kind: 'update', before: JSON.stringify(before), after: JSON.stringify(after) });
+  }
+
+  /** Deletes these rows of `table`, noting each whole first. */
+  async deleteRows(trx: Trx, table: string, ids: number[]): Promise<void> {
+    for (const part of chunks(ids, 500)) {
+      const rows = (await trx(table).whereIn('id', part).select('*')) as Row[];
+      for (const row of rows) {
+        this.notes.push({ merge_id: this.mergeId, table_name: table, row_id: row.id as number, kind: 'delete', before: JSON.stringify(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, comparable(v)]))), after: null });
+      }
+      await trx(table).whereIn('id', part).delete();
+    }
+  }
+
+  /** Writes the notes gathered since the last call, inside the transaction that made the changes. */
+  async write(trx: Trx): Promise<void> {
+    const notes = this.notes;
+    this.notes = [];
+    for (const part of chunks(notes, 500)) await insertRows(trx, 'merge_journal', part as unknown as Row[], false);
+  }
+}
+
+/**
+ * Puts back what the merge marked by `mergeId` changed, newest first, a few hundred notes a
+ * transaction: its rows removed, its deleted rows inserted again, and each column it changed
+ * set back unless someone changed it since (a door's scan meanwhile stands).
+ */
+export async function undoMerge(db: Db, mergeId: number): Promise<void> {
+  for (;;) {
+    const done = await writeTransaction(db, async (trx) => {
+      const notes = (await trx('merge_journal').where({ merge_id: mergeId }).orderBy('id', 'desc').limit(UNDO_ROWS)) as (Note & { id: number })[];
+      for (const note of notes) await undoNote(trx, note);
+      if (notes.length > 0) await trx('merge_journal').whereIn('id', notes.map((n) => n.id)).delete();
+      return notes.length === 0;
+    });
+    if (done) return;
+  }
+}
+
+async function undoNote(trx: Trx, note: Note): Promise<void> {
+  const table = note.table_name;
+  if (note.kind === 'insert') {
+    await trx(table).where({ id: note.row_id }).delete();
+    return;
+  }
+  if (note.kind === 'delete') {
+    const row = JSON.parse(note.before as string) as Row;
+    // Its parent may have been deleted meanwhile (a guest removed at the console): then it stays gone.
+    await survivingFailure(trx, (t) => t(table).insert(row).onConflict('id').ignore()).catch((err) => {
+      if (!isIntegrityViolation(err)) throw err;
+    });
+    return;
+  }
+  const before = JSON.parse(note.before as string) as Row;
+  const after = JSON.parse(note.after as string) as Row;
+  const current = (await trx(table).where({ id: note.row_id }).first()) as Row | undefined;
+  if (!current) return;
+  const restore: Row = {};
+  for (const column of Object.keys(before)) if (comparable(current[column]) === after[column]) restore[column] = before[column];
+  if (Object.keys(restore).length === 0) return;
+  await trx(table).where({ id: note.row_id }).update(restore);
+  if (table === 'guests') await refileSearchTerms(trx, { ...current, ...restore });
+}
+
+async function refileSearchTerms(trx: Conn, guest: Row): Promise<void> {
+  await forgetSearchTerms(trx, guest.id as number);
+  await fileSearchTerms(trx, guest.event_id as number, [searchTerms(guest as never)], [guest.id as number]);
+}
+
+/** Notes of merges that finished (their marker is gone), a few thousand a transaction. */
+export async function forgetMerges(db: Db): Promise<void> {
+  for (;;) {
+    const removed = await writeTransaction(db, async (trx) => {
+      const ids = (await trx('merge_journal')
+        .whereNotExists((q) => q.select('id').from('events').whereRaw('events.id = merge_journal.merge_id'))
+        .limit(FORGET_ROWS)
+        .pluck('id')) as number[];
+      if (ids.length > 0) await trx('merge_journal').whereIn('id', ids).delete();
+      return ids.length;
+    });
+    if (removed === 0) return;
+  }
+}
