@@ -4,6 +4,7 @@ import { fileSearchTerms, forgetSearchTerms } from '../search-index';
 import { searchTerms } from '../search-terms';
 import { survivingFailure, writeTransaction } from '../write-transaction';
 import { isIntegrityViolation } from '../errors';
+import { TurnPacer } from '../turns';
 
 /**
  * The undo notes of a merge applied in short transactions (server/event-file/merge.ts). A merge
@@ -27,8 +28,12 @@ interface Note {
   after: string | null;
 }
 
-const UNDO_ROWS = 200;
-const FORGET_ROWS = 2000;
+// Notes undone per transaction, in turns of about TURN_MS (db/turns.ts): a changed guest undone
+// is a few statements (its row, its search terms).
+const MIN_UNDO_ROWS = 5;
+const MAX_UNDO_ROWS = 500;
+const MIN_FORGET_ROWS = 100;
+const MAX_FORGET_ROWS = 5000;
 
 /** A stored value as compared: PostgreSQL reads booleans as true/false where SQLite has 0/1. */
 function comparable(value: unknown): unknown {
@@ -78,14 +83,18 @@ export class MergeJournal {
  * set back unless someone changed it since (a door's scan meanwhile stands).
  */
 export async function undoMerge(db: Db, mergeId: number): Promise<void> {
+  const pacer = new TurnPacer(MIN_UNDO_ROWS, MAX_UNDO_ROWS);
   for (;;) {
-    const done = await writeTransaction(db, async (trx) => {
-      const notes = (await trx('merge_journal').where({ merge_id: mergeId }).orderBy('id', 'desc').limit(UNDO_ROWS)) as (Note & { id: number })[];
+    const started = { at: 0 };
+    const undone = await writeTransaction(db, async (trx) => {
+      started.at = performance.now();
+      const notes = (await trx('merge_journal').where({ merge_id: mergeId }).orderBy('id', 'desc').limit(pacer.size)) as (Note & { id: number })[];
       for (const note of notes) await undoNote(trx, note);
       if (notes.length > 0) await trx('merge_journal').whereIn('id', notes.map((n) => n.id)).delete();
-      return notes.length === 0;
+      return notes.length;
     });
-    if (done) return;
+    if (undone === 0) return;
+    pacer.record(undone, performance.now() - started.at);
   }
 }
 
@@ -119,17 +128,24 @@ async function refileSearchTerms(trx: Conn, guest: Row): Promise<void> {
   await fileSearchTerms(trx, guest.event_id as number, [searchTerms(guest as never)], [guest.id as number]);
 }
 
-/** Notes of merges that finished (their marker is gone), a few thousand a transaction. */
-export async function forgetMerges(db: Db): Promise<void> {
+/** The notes of a merge that finished (its marker is gone), in turns. */
+export async function forgetMerge(db: Db, mergeId: number): Promise<void> {
+  const pacer = new TurnPacer(MIN_FORGET_ROWS, MAX_FORGET_ROWS);
   for (;;) {
-    const removed = await writeTransaction(db, async (trx) => {
-      const ids = (await trx('merge_journal')
-        .whereNotExists((q) => q.select('id').from('events').whereRaw('events.id = merge_journal.merge_id'))
-        .limit(FORGET_ROWS)
-        .pluck('id')) as number[];
-      if (ids.length > 0) await trx('merge_journal').whereIn('id', ids).delete();
-      return ids.length;
-    });
+    const started = performance.now();
+    const removed = await db('merge_journal')
+      .whereIn('id', db('merge_journal').where({ merge_id: mergeId }).limit(pacer.size).select('id'))
+      .delete();
     if (removed === 0) return;
+    pacer.record(removed, performance.now() - started);
   }
+}
+
+/** The notes of every merge that finished, whose process died before it forgot them. */
+export async function forgetMerges(db: Db): Promise<void> {
+  const finished = (await db('merge_journal')
+    .distinct('merge_id')
+    .whereNotExists((q) => q.select('id').from('events').whereRaw('events.id = merge_journal.merge_id'))
+    .pluck('merge_id')) as number[];
+  for (const mergeId of finished) await forgetMerge(db, mergeId);
 }

@@ -28,11 +28,12 @@ import {
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
-import { forgetMerges, MergeJournal } from '../../db/repositories/merge-journal';
+import { forgetMerge, MergeJournal } from '../../db/repositories/merge-journal';
 import { replaceSearchTerms } from '../../db/repositories/guests';
 import { fileSearchTerms, refreshSearchStatistics } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
 import { alongside, chunks } from '../../db/bulk';
+import { TurnPacer } from '../../db/turns';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -153,10 +154,11 @@ export interface ImportOptions {
 // stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
-// A merge's staged records applied per transaction while a door is at work (a changed guest
-// is a few statements: its row, its search terms, its journal note), and the whole batch
-// while none is.
-const APPLY_ROWS = 100;
+// A merge's staged records are applied in turns (db/turns.ts) of about TURN_MS each while a
+// door is at work (a changed guest is a few statements: its row, its search terms, its note),
+// between these; a whole batch per transaction while none is.
+const MIN_APPLY_ROWS = 5;
+const MAX_APPLY_ROWS = 500;
 // A new event's batches of one table written at once while no door is at work: one in the
 // database, the next made ready.
 const NEW_EVENT_WRITES_IN_FLIGHT = 2;
@@ -639,23 +641,33 @@ export class EventMerger {
     const marker = await insertMergeMarker(this.db, this.localEvent!);
     this.journal = new MergeJournal(marker);
     this.heartbeat = keepImportAlive(this.db, marker);
+    // Each kind of turn its own pace: a check-in inserted costs a fraction of a guest changed.
+    const quiet = this.options.doorActive?.() === false;
+    const pacers = new Map<string, TurnPacer>();
+    const pacer = (kind: string) => {
+      if (!pacers.has(kind)) pacers.set(kind, quiet ? new TurnPacer(BATCH, BATCH) : new TurnPacer(MIN_APPLY_ROWS, MAX_APPLY_ROWS));
+      return pacers.get(kind)!;
+    };
+    // One turn: its changes and their notes in one transaction; answers how long it held the writer.
     const inTurn = (work: (trx: Trx) => Promise<void>) =>
       writeTransaction(this.db, async (trx) => {
+        const started = performance.now();
         await work(trx);
         await this.journal!.write(trx);
+        return performance.now() - started;
       });
     for await (const { table, records } of this.staged.batches(BATCH)) {
-      for (const part of chunks(records, this.applyRows())) await inTurn((trx) => this.applyBatch(trx, DEFS.get(table)!, part));
+      await pacer(table).inTurns(records, (part) => inTurn((trx) => this.applyBatch(trx, DEFS.get(table)!, part)));
     }
     for (const [table, gone] of await this.replacedChildrenGone()) {
-      for (const part of chunks(gone, this.applyRows())) await inTurn((trx) => this.journal!.deleteRows(trx, table, part));
+      await pacer(`drop ${table}`).inTurns(gone, (part) => inTurn((trx) => this.journal!.deleteRows(trx, table, part)));
       this.result.deleted[table] += gone.length;
     }
-    for (const part of chunks([...this.checkinGuests], this.applyRows())) {
-      await inTurn(async (trx) => {
+    await pacer('door state').inTurns([...this.checkinGuests], (part) =>
+      inTurn(async (trx) => {
         this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, part, this.addedCheckins, this.now, this.journal)));
-      });
-    }
+      }),
+    );
     await writeTransaction(this.db, async (trx) => {
       if (!(await endMerge(trx, marker))) throw new EventFileRejected('the import was interrupted');
       if (this.eventChanges) {
@@ -668,12 +680,7 @@ export class EventMerger {
     });
     this.journal = undefined;
     await this.heartbeat.stop();
-    await forgetMerges(this.db);
-  }
-
-  /** Records applied per transaction: a few while a door is at work, a whole batch while none is. */
-  private applyRows(): number {
-    return this.options.doorActive?.() === false ? BATCH : APPLY_ROWS;
+    await forgetMerge(this.db, marker);
   }
 
   /** Decides each staged record again against the row as it is now. */
