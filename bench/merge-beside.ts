@@ -75,7 +75,7 @@ export async function benchMergeBeside(input: MergeBesideInput, log: Log): Promi
   try {
     // The event the changes go into, with `changed` guests, seeded straight into the database.
     const target = await call(input, 'POST', '/events', { body: { name: 'Bench merge target', group_id: input.groupId, starts: '2026-12-01T09:00:00', ends: '2026-12-01T23:00:00', timezone: 'GMT' } });
-    const types = await call(input, 'POST', `/events/${target.id}/registration_types`, { body: { name: 'Delegate' } });
+    const types = await call(input, 'POST', `/events/${target.id}/registration_types`, { body: { name: 'Delegate', type: 'ticket', description: '' } });
     const db = createDb(input.db);
     try {
       for (let start = 0; start < changed; start += 5000) {

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 import { createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
-import { download, importFile, readFile, rec, stamp, writeFile, type FileLine } from '../helpers/event-files';
+import { download, GZIP, importFile, readFile, rec, stamp, writeFile, type FileLine } from '../helpers/event-files';
 import { scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
-import { TEST_PG } from '../helpers/database';
+import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+import { eventually } from '../helpers/eventually';
+import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
+import { createDb, migrateLatest, type Db } from '../../db/knex';
+import { insertGuests } from '../../db/repositories/guests';
+import { exportEventToPath } from '../../server/event-file';
 
 // Large enough that one transaction over the whole change held a scan for seconds on the code
 // before (a merge of 25,000 changed guests took 21 s), small enough for a shared CI machine.
@@ -188,5 +197,67 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
       assert.equal(choices[CHOICES - 1], `Seat ${CHOICES - 1}`);
     }
     assert.equal((await server.db('events').whereNotNull('importing_since')).length, 0);
+  });
+});
+
+describe('a merge whose process is killed midway (issue 35)', () => {
+  const GUESTS = 2000;
+  let dir: string;
+  let database: TestDatabase;
+  let db: Db;
+  let server: ServerProcess | undefined;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-merge-kill-'));
+    database = await createTestDatabase(dir);
+    db = createDb(database.setting);
+    await migrateLatest(db);
+  });
+  after(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await once(server.child, 'exit');
+    }
+    await db.destroy();
+    await database.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is undone by the next start: no change of it stays, and the same file then merges whole', async () => {
+    const [group] = await db('groups').insert(rec({ name: 'Killed merge' })).returning('id');
+    const [{ id: eventId }] = await db('events').insert(rec({ group_id: group.id, name: 'Killed', starts: '2026-12-01T18:00:00', ends: '2026-12-01T23:00:00', timezone: 'GMT' })).returning('id');
+    const [type] = await db('registration_types').insert(rec({ event_id: eventId, name: 'General', description: '' })).returning('id');
+    await db.transaction((trx) =>
+      insertGuests(trx, eventId, Array.from({ length: GUESTS }, (_, i) => ({ registration_type_id: type.id, first_name: 'Guest', last_name: `Before ${i}`, email: `k${i}@kill.test`, barcode: `K-${i}` }))),
+    );
+    const current = path.join(dir, 'current.doorlist.gz');
+    await exportEventToPath(db, await db('events').where({ id: eventId }).first(), current);
+    const { header, records } = readFile(fs.readFileSync(current));
+    for (const r of records) if (r.table === 'guests') Object.assign(r.record, { last_name: r.record.last_name.replace('Before', 'After'), modified: stamp() });
+    const file = writeFile(header, records);
+    const before = await db('guests').orderBy('id').select('id', 'last_name', 'modified');
+
+    const killed = await startServeProcess({ DOORLIST_DB: database.setting });
+    server = killed;
+    const token = await signIn(killed.baseUrl);
+    const send = () => fetch(`${killed.baseUrl}/events/import`, { method: 'POST', headers: { ...GZIP, authorization: `Token ${token}` }, body: new Uint8Array(file) });
+    // Its answer never comes: the process dies under it, once part of the merge is applied.
+    const interrupted = send().catch(() => undefined);
+    await eventually('part of the merge applied', async () => (Number((await db('merge_journal').count({ n: '*' }))[0].n) >= 200 ? true : undefined), 60_000);
+    killed.child.kill('SIGKILL');
+    await once(killed.child, 'exit');
+    await interrupted;
+    const renamed = await db('guests').where('last_name', 'like', 'After %').count({ n: '*' });
+    assert.ok(Number(renamed[0].n) > 0 && Number(renamed[0].n) < GUESTS, `${renamed[0].n} guests renamed when killed`);
+
+    // The next start undoes it by itself once the merge's stamp is stale.
+    server = await startServeProcess({ DOORLIST_DB: database.setting });
+    const undone = async () => (await db('events').whereNotNull('importing_since')).length === 0 && Number((await db('merge_journal').count({ n: '*' }))[0].n) === 0;
+    await eventually('the killed merge undone', async () => ((await undone()) ? true : undefined), 60_000);
+    assert.deepEqual(await db('guests').orderBy('id').select('id', 'last_name', 'modified'), before);
+
+    const again = await fetch(`${server.baseUrl}/events/import`, { method: 'POST', headers: { ...GZIP, authorization: `Token ${await signIn(server.baseUrl)}` }, body: new Uint8Array(file) });
+    assert.equal(again.status, 200, await again.text());
+    const [{ n }] = await db('guests').where('last_name', 'like', 'After %').count({ n: '*' });
+    assert.equal(Number(n), GUESTS);
   });
 });
