@@ -638,6 +638,8 @@ export class EventMerger {
    * arrival note and `withinCommit` (a follower's cursors) commit with it, or nothing does.
    */
   private async applyMerge(): Promise<void> {
+    // Nothing to apply (the same file again, a sync's reach-back): no marker, one transaction.
+    if (this.staged.empty) return this.commitMerge(undefined);
     const marker = await insertMergeMarker(this.db, this.localEvent!);
     this.journal = new MergeJournal(marker);
     this.heartbeat = keepImportAlive(this.db, marker);
@@ -668,8 +670,16 @@ export class EventMerger {
         this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, part, this.addedCheckins, this.now, this.journal)));
       }),
     );
+    await this.commitMerge(marker);
+    this.journal = undefined;
+    await this.heartbeat.stop();
+    await forgetMerge(this.db, marker);
+  }
+
+  /** The merge's last transaction: its marker goes, with the event record, the arrival note and `withinCommit`. */
+  private async commitMerge(marker: number | undefined): Promise<void> {
     await writeTransaction(this.db, async (trx) => {
-      if (!(await endMerge(trx, marker))) throw new EventFileRejected('the import was interrupted');
+      if (marker !== undefined && !(await endMerge(trx, marker))) throw new EventFileRejected('the import was interrupted');
       if (this.eventChanges) {
         await updateEventRecord(trx, this.eventId, this.eventChanges);
         this.result.updated.events++;
@@ -678,9 +688,6 @@ export class EventMerger {
       if (changed && this.oldestIncoming !== undefined) await recordArrival(trx, this.eventId, this.oldestIncoming, this.options.arrival ?? 'push');
       await this.options.withinCommit?.(trx, this.outcome());
     });
-    this.journal = undefined;
-    await this.heartbeat.stop();
-    await forgetMerge(this.db, marker);
   }
 
   /** Decides each staged record again against the row as it is now. */
