@@ -4,7 +4,7 @@ import { fileSearchTerms, forgetSearchTerms } from '../search-index';
 import { searchTerms } from '../search-terms';
 import { survivingFailure, writeTransaction } from '../write-transaction';
 import { isIntegrityViolation } from '../errors';
-import { TurnPacer } from '../turns';
+import { TurnPacer, turnMs } from '../turns';
 
 /**
  * The undo notes of a merge applied in short transactions (server/event-file/merge.ts). A merge
@@ -28,7 +28,7 @@ interface Note {
   after: string | null;
 }
 
-// Notes undone per transaction, in turns of about TURN_MS (db/turns.ts): a changed guest undone
+// Notes undone per transaction, in turns (db/turns.ts): a changed guest undone
 // is a few statements (its row, its search terms).
 const MIN_UNDO_ROWS = 5;
 const MAX_UNDO_ROWS = 500;
@@ -83,7 +83,7 @@ export class MergeJournal {
  * set back unless someone changed it since (a door's scan meanwhile stands).
  */
 export async function undoMerge(db: Db, mergeId: number): Promise<void> {
-  const pacer = new TurnPacer(MIN_UNDO_ROWS, MAX_UNDO_ROWS);
+  const pacer = new TurnPacer(MIN_UNDO_ROWS, MAX_UNDO_ROWS, turnMs(db));
   for (;;) {
     const started = { at: 0 };
     const undone = await writeTransaction(db, async (trx) => {
@@ -130,7 +130,7 @@ async function refileSearchTerms(trx: Conn, guest: Row): Promise<void> {
 
 /** The notes of a merge that finished (its marker is gone), in turns. */
 export async function forgetMerge(db: Db, mergeId: number): Promise<void> {
-  const pacer = new TurnPacer(MIN_FORGET_ROWS, MAX_FORGET_ROWS);
+  const pacer = new TurnPacer(MIN_FORGET_ROWS, MAX_FORGET_ROWS, turnMs(db));
   for (;;) {
     const started = performance.now();
     const removed = await db('merge_journal')

@@ -33,7 +33,7 @@ import { replaceSearchTerms } from '../../db/repositories/guests';
 import { fileSearchTerms, refreshSearchStatistics } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
 import { alongside, chunks } from '../../db/bulk';
-import { TurnPacer } from '../../db/turns';
+import { TurnPacer, turnMs } from '../../db/turns';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -154,7 +154,7 @@ export interface ImportOptions {
 // stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
-// A merge's staged records are applied in turns (db/turns.ts) of about TURN_MS each while a
+// A merge's staged records are applied in turns (db/turns.ts) of about turnMs each while a
 // door is at work (a changed guest is a few statements: its row, its search terms, its note),
 // between these; a whole batch per transaction while none is.
 const MIN_APPLY_ROWS = 5;
@@ -647,7 +647,7 @@ export class EventMerger {
     const quiet = this.options.doorActive?.() === false;
     const pacers = new Map<string, TurnPacer>();
     const pacer = (kind: string) => {
-      if (!pacers.has(kind)) pacers.set(kind, quiet ? new TurnPacer(BATCH, BATCH) : new TurnPacer(MIN_APPLY_ROWS, MAX_APPLY_ROWS));
+      if (!pacers.has(kind)) pacers.set(kind, quiet ? new TurnPacer(BATCH, BATCH, 0) : new TurnPacer(MIN_APPLY_ROWS, MAX_APPLY_ROWS, turnMs(this.db)));
       return pacers.get(kind)!;
     };
     // One turn: its changes and their notes in one transaction; answers how long it held the writer.
