@@ -30,6 +30,7 @@ import { benchDriverFloor } from './driver-floor';
 import { benchFloor } from './floor';
 import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchImportFloor } from './import-floor';
+import { benchMergeBeside } from './merge-beside';
 import { benchScanBesideReads } from './scan-during-reads';
 import { benchSearch } from './search';
 import { seedEvent, type Seeded } from './seed';
@@ -48,6 +49,8 @@ export interface BenchContext {
   baseUrl: string;
   /** An API key of the event's group, as a door laptop uses. */
   key: string;
+  /** The administrator's token. */
+  adminToken: string;
   seeded: Seeded;
   /** Guests below this index have been scanned in by an earlier section. */
   scanned: number;
@@ -136,6 +139,16 @@ const SECTIONS: Section[] = [
     run: (ctx) => benchSearch({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests }, ctx.log),
   },
   eventFilesSection,
+  {
+    name: 'merge-beside',
+    async run(ctx) {
+      const { seeded } = ctx;
+      const input = { baseUrl: ctx.baseUrl, key: ctx.key, adminToken: ctx.adminToken, db: ctx.serverEnv.DOORLIST_DB, groupId: seeded.groupId, eventId: seeded.eventId, guests: seeded.guests, unscannedFrom: ctx.scanned };
+      const beside = await benchMergeBeside(input, ctx.log);
+      ctx.scanned += beside.scanned;
+      return beside.metrics;
+    },
+  },
   {
     name: 'badges',
     async run(ctx) {
@@ -244,7 +257,7 @@ async function main(): Promise<void> {
     const baseUrl = `${server.url}/api/v1`;
     const { token } = await post<{ token: string }>(`${baseUrl}/apps/api/auth`, ADMIN);
     const { key } = await post<{ key: string }>(`${baseUrl}/groups/${seeded.groupId}/api_keys`, { name: 'bench door' }, token);
-    const ctx: BenchContext = { server, baseUrl, key, seeded, scanned: 0, log, serverArgs, serverEnv };
+    const ctx: BenchContext = { server, baseUrl, key, adminToken: token, seeded, scanned: 0, log, serverArgs, serverEnv };
 
     const metrics: Metric[] = [];
     for (const section of SECTIONS) {

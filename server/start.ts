@@ -16,6 +16,7 @@ import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
 import { SyncFollower } from './sync';
+import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
 
 export interface RunningServer {
   url: string;
@@ -206,6 +207,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
   let closing = false;
+  // What a process that died mid-import or mid-merge left (a hidden event, half a merge) is
+  // cleared once its stamps are surely stale, whether or not anyone imports again.
+  const clearing = setTimeout(() => {
+    if (!closing) clearAbandonedImports(db).catch((err: Error) => logger.warn({ err }, 'what an interrupted import left could not be cleared yet'));
+  }, ABANDONED_AFTER_MS);
+  clearing.unref();
   void checked.then(() => {
     if (closing) return;
     void deps.mailer.deliverPending();
@@ -221,6 +228,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     checked,
     close: async () => {
       closing = true;
+      clearTimeout(clearing);
       await follower.stop();
       await lan.close();
       server.closeAllConnections();

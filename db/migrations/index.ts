@@ -21,6 +21,7 @@ import * as badgePrints from './20261128000000_badge_prints';
 import * as guestSearchFolded from './20261128000000_guest_search_folded';
 import * as questionShowAtDoor from './20261128010000_question_show_at_door';
 import * as syncFingerprint from './20261128090000_sync_fingerprint';
+import * as mergeJournal from './20261128120000_merge_journal';
 import * as supervisorAndGuestTableIndexes from './20261128120000_supervisor_and_guest_table_indexes';
 
 /**
@@ -50,6 +51,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128000000_guest_search_folded': guestSearchFolded,
   '20261128010000_question_show_at_door': questionShowAtDoor,
   '20261128090000_sync_fingerprint': syncFingerprint,
+  '20261128120000_merge_journal': mergeJournal,
   '20261128120000_supervisor_and_guest_table_indexes': supervisorAndGuestTableIndexes,
 };
 

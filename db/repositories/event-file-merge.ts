@@ -7,6 +7,8 @@ import type { EventRow } from './events';
 import type { GroupRow } from './groups';
 import type { TableLayout } from './event-file-export';
 import { writeTransaction } from '../write-transaction';
+import { forgetMerges, undoMerge } from './merge-journal';
+import { newUid } from '../../core/uid';
 
 /** The SQL an event-file import needs; the merge policy itself is the server's (server/event-file/merge.ts). */
 
@@ -102,10 +104,27 @@ export async function revealEvent(db: Conn, id: number): Promise<boolean> {
 }
 
 /**
+ * The hidden event that marks a merge into `event` as under way (merge-journal.ts): its
+ * journal's notes are filed under its id, and it is stamped while the merge runs.
+ */
+export async function insertMergeMarker(db: Conn, event: EventRow): Promise<number> {
+  const now = nowIso();
+  const { group_id, name, starts, ends, timezone } = event;
+  return insertHiddenEvent(db, { uid: newUid(), created: now, modified: now, group_id, name, starts, ends, timezone });
+}
+
+/** Compare-and-set, in the merge's last transaction: answers false when the marker was cleared as abandoned (and the merge undone). */
+export async function endMerge(trx: Conn, markerId: number): Promise<boolean> {
+  return (await trx('events').where({ id: markerId }).whereNotNull('importing_since').delete()) === 1;
+}
+
+/**
  * Removes a hidden event and everything under it, a few thousand guests per transaction
  * (their answers, scans and search terms go with them), so the door is never held long.
+ * A merge's marker first has what the merge applied put back (undoMerge).
  */
 export async function discardHiddenEvent(db: Db, id: number): Promise<void> {
+  if (await db('events').where({ id }).whereNotNull('importing_since').first('id')) await undoMerge(db, id);
   for (;;) {
     const removed = await writeTransaction(db, async (trx) => {
       const ids = (await trx('guests').where({ event_id: id }).limit(2000).pluck('id')) as number[];
@@ -116,6 +135,18 @@ export async function discardHiddenEvent(db: Db, id: number): Promise<void> {
   }
   await db('events').where({ id }).whereNotNull('importing_since').delete();
 }
+
+/**
+ * Clears what imports and merges a crash or a killed process left (their stamps stale): a new
+ * event's rows removed, a merge undone; then forgets the journal of merges that finished.
+ */
+export async function clearAbandonedImports(db: Db): Promise<void> {
+  for (const id of await abandonedImports(db)) await discardHiddenEvent(db, id);
+  await forgetMerges(db);
+}
+
+/** How long after start-up what a dead process left is sure to look abandoned. */
+export const ABANDONED_AFTER_MS = ABANDONED_MS + IMPORT_HEARTBEAT_MS;
 
 /** Hidden events whose import stopped stamping them (a crash, a killed process). */
 export async function abandonedImports(db: Conn): Promise<number[]> {
@@ -177,9 +208,6 @@ export async function childrenOf(db: Conn, table: string, column: string, parent
   return out;
 }
 
-export async function deleteRows(db: Conn, table: string, ids: number[]): Promise<void> {
-  for (const part of chunks(ids, BATCH)) await db(table).whereIn('id', part).delete();
-}
 
 /** Each guest's standing event-level scans, oldest first, and the guests themselves. */
 export async function standingDoorScans(db: Conn, eventId: number, guestIds: number[]): Promise<{ scans: Row[]; guests: Row[] }> {

@@ -1,6 +1,7 @@
 import type { Trx } from '../../db/knex';
 import { chunks } from '../../db/bulk';
 import { standingDoorScans, updateRow, type Row } from '../../db/repositories/event-file-merge';
+import type { MergeJournal } from '../../db/repositories/merge-journal';
 import { toApiDatetime } from '../../core/time';
 
 /** A guest admitted on two stations while they could not see each other. */
@@ -15,9 +16,10 @@ export interface DoubleAdmission {
  * After a merge's check-ins are written: each affected guest is in when their latest
  * event-level check-in still standing is an 'in'; and two standing 'in's without an 'out'
  * between, one of them `added` by the merge, are a double admission made while the laptops
- * were apart. (A new event arrives with the door state it had.)
+ * were apart. (A new event arrives with the door state it had.) A merge's `journal` notes each
+ * change, so the merge can be undone.
  */
-export async function refreshDoorState(trx: Trx, eventId: number, guestIds: number[], added: Set<number>, now: string): Promise<DoubleAdmission[]> {
+export async function refreshDoorState(trx: Trx, eventId: number, guestIds: number[], added: Set<number>, now: string, journal?: MergeJournal): Promise<DoubleAdmission[]> {
   const found: DoubleAdmission[] = [];
   for (const part of chunks(guestIds, 500)) {
     const { scans, guests } = await standingDoorScans(trx, eventId, part);
@@ -31,7 +33,10 @@ export async function refreshDoorState(trx: Trx, eventId: number, guestIds: numb
       const list = byGuest.get(guest.id as number) ?? [];
       const last = list[list.length - 1];
       const checkedInAt = last && last.direction === 'in' ? last.scanned_at : null;
-      if ((guest.checked_in_at ?? null) !== checkedInAt) await updateRow(trx, 'guests', guest.id as number, { checked_in_at: checkedInAt, modified: now });
+      if ((guest.checked_in_at ?? null) !== checkedInAt) {
+        journal?.updated('guests', guest, { checked_in_at: checkedInAt });
+        await updateRow(trx, 'guests', guest.id as number, { checked_in_at: checkedInAt, modified: now });
+      }
       found.push(...doubleAdmissions(guest, list, added));
     }
   }

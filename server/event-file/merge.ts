@@ -6,8 +6,8 @@ import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import {
   abandonedImports,
   childrenOf,
-  deleteRows,
   discardHiddenEvent,
+  endMerge,
   eventByUid,
   groupExists,
   groupIdByUid,
@@ -15,6 +15,7 @@ import {
   guestsHoldingCodes,
   insertFileGroup,
   insertHiddenEvent,
+  insertMergeMarker,
   insertRows,
   keepImportAlive,
   removeFileGroup,
@@ -27,10 +28,12 @@ import {
   type Row,
 } from '../../db/repositories/event-file-merge';
 import type { TableCounts } from '../../db/repositories/event-file-export';
+import { forgetMerge, MergeJournal } from '../../db/repositories/merge-journal';
 import { replaceSearchTerms } from '../../db/repositories/guests';
 import { fileSearchTerms, refreshSearchStatistics } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
 import { alongside, chunks } from '../../db/bulk';
+import { TurnPacer, turnMs } from '../../db/turns';
 import { recordArrival, type ArrivalVia } from '../../db/repositories/sync';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
@@ -47,9 +50,12 @@ import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, firs
  * - `add` (every record, in file order) parses and checks the file and stages it, outside
  *   the write that makes it visible. A new event is written in small statements under an
  *   event no one sees yet; a merge only reads, and keeps what would change.
- * - `finish` makes it visible in one short transaction: it reveals the new event, or
- *   applies the kept changes of a merge. Anything refused before that leaves the database
- *   as it was (`abandon` removes what was staged).
+ * - `finish` makes it visible: it reveals the new event in one short transaction, or applies
+ *   the kept changes of a merge in short transactions that take turns with the door's scans,
+ *   each noting what it changed in the merge's journal (db/repositories/merge-journal.ts);
+ *   the last one ends the merge (and moves a follower's cursors). A failure at any point,
+ *   a killed process included, leaves the event as it was: `abandon` (or the next import,
+ *   or the next start) removes what was staged and undoes what was applied.
  * Records are matched by uid within the event being merged only: a uid of another event's
  * record (or of a child of one) acts as absent here and is listed as a conflict.
  */
@@ -148,6 +154,11 @@ export interface ImportOptions {
 // stays small.
 const BATCH = 2000;
 const WRITE_ROWS = 250;
+// A merge's staged records are applied in turns (db/turns.ts) of about turnMs each while a
+// door is at work (a changed guest is a few statements: its row, its search terms, its note),
+// between these; a whole batch per transaction while none is.
+const MIN_APPLY_ROWS = 5;
+const MAX_APPLY_ROWS = 500;
 // A new event's batches of one table written at once while no door is at work: one in the
 // database, the next made ready.
 const NEW_EVENT_WRITES_IN_FLIGHT = 2;
@@ -240,8 +251,12 @@ export class EventMerger {
   private writingTable: TableDef | undefined;
   private position = -1;
   private readonly now = nowIso();
-  /** Stamps a new event's hidden row while this import is alive. */
+  /** Stamps a new event's hidden row, or a merge's marker, while this import is alive. */
   private heartbeat: { stop: () => Promise<void> } | undefined;
+  /** The existing event a merge goes into. */
+  private localEvent: ImportingEventRow | undefined;
+  /** A merge under way: its marker (a hidden event) and the notes that undo it. */
+  private journal: MergeJournal | undefined;
 
   constructor(
     private readonly db: Db,
@@ -281,10 +296,7 @@ export class EventMerger {
       });
       await this.heartbeat?.stop();
     } else {
-      await writeTransaction(this.db, async (trx) => {
-        await this.applyMerge(trx);
-        await this.options.withinCommit?.(trx, this.outcome());
-      });
+      await this.applyMerge();
       await this.staged.close();
     }
     await refreshSearchStatistics(this.db, this.result.created.guests);
@@ -300,8 +312,10 @@ export class EventMerger {
     await this.settle().catch(() => undefined);
     await this.staged.close();
     try {
-      // Stamped until gone: an import waiting for this one does not clear it alongside.
+      // Stamped until gone: an import waiting for this one does not clear it alongside. A
+      // merge's marker takes what the merge applied with it.
       if (this.eventCreated) await discardHiddenEvent(this.db, this.eventId);
+      else if (this.journal) await discardHiddenEvent(this.db, this.journal.mergeId);
     } finally {
       await this.heartbeat?.stop();
     }
@@ -319,6 +333,7 @@ export class EventMerger {
     const local = await this.eventOnceNoImportRuns(incoming.uid);
     const { scope } = this.options;
     if (local) {
+      this.localEvent = local;
       this.eventId = local.id;
       this.groupId = local.group_id;
       const fields = { name: incoming.name, starts: incoming.starts, ends: incoming.ends, timezone: incoming.timezone };
@@ -590,7 +605,8 @@ export class EventMerger {
     if (rows.length === 0) return;
     // Ids come back only where something needs them: parents (for their children's refs)
     // and check-ins merged into a known event (for double admissions).
-    const needIds = REF_TABLES.has(def.name) || (def.name === 'checkins' && !this.eventCreated);
+    // and every row of a merge (for its journal).
+    const needIds = REF_TABLES.has(def.name) || !this.eventCreated;
     let inserted: { id: number; uid: string }[];
     let terms: BatchTerms | undefined;
     try {
@@ -603,6 +619,7 @@ export class EventMerger {
       throw err;
     }
     for (const r of inserted) this.ids.get(def.name)?.set(r.uid, r.id);
+    this.journal?.inserted(def.name, inserted.map((r) => r.id));
     this.result.created[def.name] += rows.length;
     if (terms) {
       const idByUid = new Map(inserted.map((r) => [r.uid, r.id]));
@@ -615,16 +632,62 @@ export class EventMerger {
     }
   }
 
-  private async applyMerge(trx: Trx): Promise<void> {
-    if (this.eventChanges) {
-      await updateEventRecord(trx, this.eventId, this.eventChanges);
-      this.result.updated.events++;
+  /**
+   * Applies the staged changes in short transactions, each with its journal notes, so the
+   * door's scans go between them; the last transaction ends the merge: the event record, the
+   * arrival note and `withinCommit` (a follower's cursors) commit with it, or nothing does.
+   */
+  private async applyMerge(): Promise<void> {
+    // Nothing to apply (the same file again, a sync's reach-back): no marker, one transaction.
+    if (this.staged.empty) return this.commitMerge(undefined);
+    const marker = await insertMergeMarker(this.db, this.localEvent!);
+    this.journal = new MergeJournal(marker);
+    this.heartbeat = keepImportAlive(this.db, marker);
+    // Each kind of turn its own pace: a check-in inserted costs a fraction of a guest changed.
+    const quiet = this.options.doorActive?.() === false;
+    const pacers = new Map<string, TurnPacer>();
+    const pacer = (kind: string) => {
+      if (!pacers.has(kind)) pacers.set(kind, quiet ? new TurnPacer(BATCH, BATCH, 0) : new TurnPacer(MIN_APPLY_ROWS, MAX_APPLY_ROWS, turnMs(this.db)));
+      return pacers.get(kind)!;
+    };
+    // One turn: its changes and their notes in one transaction; answers how long it held the writer.
+    const inTurn = (work: (trx: Trx) => Promise<void>) =>
+      writeTransaction(this.db, async (trx) => {
+        const started = performance.now();
+        await work(trx);
+        await this.journal!.write(trx);
+        return performance.now() - started;
+      });
+    for await (const { table, records } of this.staged.batches(BATCH)) {
+      await pacer(table).inTurns(records, (part) => inTurn((trx) => this.applyBatch(trx, DEFS.get(table)!, part)));
     }
-    for await (const { table, records } of this.staged.batches(BATCH)) await this.applyBatch(trx, DEFS.get(table)!, records);
-    await this.dropReplacedChildren(trx);
-    this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, [...this.checkinGuests], this.addedCheckins, this.now)));
-    const changed = [this.result.created, this.result.updated, this.result.deleted].some((counts) => Object.values(counts).some((n) => n > 0));
-    if (changed && this.oldestIncoming !== undefined) await recordArrival(trx, this.eventId, this.oldestIncoming, this.options.arrival ?? 'push');
+    for (const [table, gone] of await this.replacedChildrenGone()) {
+      await pacer(`drop ${table}`).inTurns(gone, (part) => inTurn((trx) => this.journal!.deleteRows(trx, table, part)));
+      this.result.deleted[table] += gone.length;
+    }
+    await pacer('door state').inTurns([...this.checkinGuests], (part) =>
+      inTurn(async (trx) => {
+        this.result.double_admissions.push(...(await refreshDoorState(trx, this.eventId, part, this.addedCheckins, this.now, this.journal)));
+      }),
+    );
+    await this.commitMerge(marker);
+    this.journal = undefined;
+    await this.heartbeat.stop();
+    await forgetMerge(this.db, marker);
+  }
+
+  /** The merge's last transaction: its marker goes, with the event record, the arrival note and `withinCommit`. */
+  private async commitMerge(marker: number | undefined): Promise<void> {
+    await writeTransaction(this.db, async (trx) => {
+      if (marker !== undefined && !(await endMerge(trx, marker))) throw new EventFileRejected('the import was interrupted');
+      if (this.eventChanges) {
+        await updateEventRecord(trx, this.eventId, this.eventChanges);
+        this.result.updated.events++;
+      }
+      const changed = [this.result.created, this.result.updated, this.result.deleted].some((counts) => Object.values(counts).some((n) => n > 0));
+      if (changed && this.oldestIncoming !== undefined) await recordArrival(trx, this.eventId, this.oldestIncoming, this.options.arrival ?? 'push');
+      await this.options.withinCommit?.(trx, this.outcome());
+    });
   }
 
   /** Decides each staged record again against the row as it is now. */
@@ -661,6 +724,7 @@ export class EventMerger {
       // An undo on either side wins; a check-in is otherwise never changed.
       if (incoming.undone_at && !local.undone_at) {
         const modified = (incoming.modified as string) > (local.modified as string) ? incoming.modified : local.modified;
+        this.journal?.updated('checkins', local, { undone_at: incoming.undone_at, modified });
         await updateRow(trx, 'checkins', local.id as number, { undone_at: incoming.undone_at, modified });
         this.result.updated.checkins++;
         this.checkinGuests.add(local.guest_id as number);
@@ -677,6 +741,7 @@ export class EventMerger {
     // does not list for it is removed at the end, so a removal on the later side travels.
     for (const child of isOwner) this.replacedParents.get(child)!.add(local.id as number);
     if (sameContent(def, local, incoming)) {
+      this.journal?.updated(def.name, local, { modified: incoming.modified });
       await updateRow(trx, def.name, local.id as number, { modified: incoming.modified });
       this.result.unchanged[def.name]++;
       return;
@@ -686,6 +751,7 @@ export class EventMerger {
       if (!def.derived?.includes(column)) changes[column] = incoming[column];
     }
     if (def.name === 'guests') await this.keepCodesUnique(trx, local, changes);
+    this.journal?.updated(def.name, local, changes);
     await updateRow(trx, def.name, local.id as number, changes);
     this.result.updated[def.name]++;
     if (def.name === 'guests') await replaceSearchTerms(trx, this.eventId, { ...local, ...changes, id: local.id as number });
@@ -713,15 +779,15 @@ export class EventMerger {
     }
   }
 
-  /** Children of parents whose file version won, that the file does not list. */
-  private async dropReplacedChildren(trx: Trx): Promise<void> {
+  /** Per owned table, the ids of children of parents whose file version won, that the file does not list. */
+  private async replacedChildrenGone(): Promise<[string, number[]][]> {
+    const out: [string, number[]][] = [];
     for (const [table, { column }] of OWNED) {
       const seen = this.seenChildren.get(table)!;
-      const rows = await childrenOf(trx, table, column, [...this.replacedParents.get(table)!]);
-      const gone = rows.filter((r) => !seen.has(r.uid)).map((r) => r.id);
-      await deleteRows(trx, table, gone);
-      this.result.deleted[table] += gone.length;
+      const rows = await childrenOf(this.db, table, column, [...this.replacedParents.get(table)!]);
+      out.push([table, rows.filter((r) => !seen.has(r.uid)).map((r) => r.id)]);
     }
+    return out;
   }
 
   /** A row whose natural key exists already is that record (e.g. the same tag added on both sides). */

@@ -16,6 +16,11 @@ export class StagedChanges {
   /** The file's write failure (a full disk), thrown by the next push or read rather than crashing the process. */
   private failure: Error | undefined;
 
+  /** Nothing was pushed: the merge has no change to apply. */
+  get empty(): boolean {
+    return this.out === undefined;
+  }
+
   async push(table: string, records: Row[]): Promise<void> {
     if (!this.out) {
       this.out = fs.createWriteStream(this.file, { mode: 0o600 });

@@ -1,4 +1,5 @@
-import { duplicateEvent, insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
+import { insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
+import { duplicateEvent } from '../../db/repositories/event-copies';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { ValidationError } from '../http/errors';
@@ -7,7 +8,6 @@ import { scopedEvent, scopedGroup } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
-import { writeTransaction } from '../../db/write-transaction';
 
 /**
  * Events: create, change, list, read and duplicate.
@@ -94,7 +94,7 @@ export function eventsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const newIds = await writeTransaction(deps.db, (trx) => duplicateEvent(trx, event, body.quantity, body.name));
+      const newIds = await duplicateEvent(deps.db, event, body.quantity, body.name);
       const group = await scopedGroup(deps.db, caller, event.group_id);
       if (group?.email) {
         await deps.mailer.send({
