@@ -151,3 +151,53 @@ test('after an undo, the next scan leaves the counter where the server is', asyn
   await page.waitForTimeout(4100); // two more polls: a change counted twice would show by now
   await expect(door.checkedIn()).toHaveText(String(before + 1));
 });
+
+/** The wall time and zone label of a UTC API Datetime on a zone's clock, as the door writes them in English. */
+function onClock(utc: string, timeZone: string): { time: string; zone: string } {
+  const parts = new Intl.DateTimeFormat('en', { hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }).formatToParts(new Date(`${utc}Z`));
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return { time: `${part('hour')}:${part('minute')}`, zone: part('timeZoneName') };
+}
+
+test.describe("issue 38, one clock: a station whose own clock is elsewhere", () => {
+  // The station says Tokyo (UTC+9); the event is in Amsterdam (UTC+1, +2 in summer).
+  test.use({ timezoneId: 'Asia/Tokyo' });
+
+  for (const size of [
+    { name: 'laptop', width: 1280, height: 800, guest: 'margaret' },
+    { name: 'phone', width: 375, height: 667, guest: 'donald' },
+  ]) {
+    test(`the amber answer and the search's In since show the event's clock, labelled with its zone (${size.name})`, async ({ page }) => {
+      await page.setViewportSize(size);
+      const door = await openDoor(page);
+      const guest = seed.guests[size.guest];
+      await door.scan(guest.barcode);
+      await door.expectResult('checked_in', guest.first_name);
+      const [checkin] = await checkinsOf(server, seed.eventId, guest.id);
+      const event = onClock(checkin.scanned_at, 'Europe/Amsterdam');
+      const station = onClock(checkin.scanned_at, 'Asia/Tokyo');
+      expect(event.time).not.toBe(station.time);
+      // "7:05 PM GMT+1": the event's hour and minute, then its zone (a space or a narrow one between).
+      const shown = new RegExp(`${event.time}\\s(AM|PM)\\s${event.zone.replace('+', '\\+')}`);
+
+      await door.waitPastRepeatGuard();
+      await door.scan(guest.barcode);
+      await door.expectResult('already_checked_in', guest.first_name);
+      await expect(door.result()).toContainText(new RegExp(`since ${shown.source}`));
+      await expect(door.result()).not.toContainText(station.zone);
+      await door.screenshot(`73-door-amber-event-clock-${size.name}`);
+
+      const found = await door.search(guest.last_name);
+      await expect(found.locator('.guest-row')).toContainText(new RegExp(`In since ${shown.source}`));
+      await expect(found.locator('.guest-row')).not.toContainText(station.zone);
+      await page.keyboard.press('Escape');
+      // A list's times carry the zone once: the scan log's, and the arrivals chart's caption.
+      await page.keyboard.press('F3');
+      await expect(page.getByTestId('log-zone')).toHaveText(`Times in ${event.zone}`);
+      await expect(page.locator('.scan-log .log-time').first()).toHaveText(new RegExp(`^${event.time}\\s(AM|PM)$`));
+      await page.keyboard.press('Escape');
+      if (size.name === 'laptop') await expect(page.getByTestId('chart-zone')).toHaveText(`Times in ${event.zone}`);
+      await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${checkin.id}`);
+    });
+  }
+});

@@ -28,6 +28,12 @@ test.afterAll(async () => {
 test('session attendance honours access control and shows the count against capacity', async ({ page }) => {
   const door = new DoorPage(page);
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  // The sessions' times (kept in UTC) on the event's clock, its zone named once over the list.
+  await page.keyboard.press('F7');
+  await expect(page.getByTestId('session-zone')).toHaveText('Times in GMT+1');
+  await expect(page.getByRole('dialog').getByRole('button', { name: /^Keynote/ })).toContainText(/8:00\sPM–9:00\sPM/);
+  await door.screenshot('19-session-panel-zone');
+  await page.keyboard.press('Escape');
   await door.pickSession('Keynote');
   await expect(page.getByRole('button', { name: 'Session: Keynote' })).toBeVisible();
   await expect(page.getByTestId('session-capacity')).toHaveText('100');

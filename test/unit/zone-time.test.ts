@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { utcToZoneInput, zoneInputToUtc } from '../../renderer/src/console/zone-time';
+import { utcToZoneInput, zoneInputToUtc } from '../../renderer/src/zone-time';
 
 describe('console times on the event\'s clock', () => {
   it('shows a UTC Datetime on the event\'s clock, summer and winter, east and west, half hours', () => {

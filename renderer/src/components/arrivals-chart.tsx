@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { zoneName } from '../event-clock';
 import { formatTime } from '../i18n/format';
 import { arrivalBars, type EventStats } from '../stats';
 
@@ -16,11 +17,15 @@ export function ArrivalsChart({ stats, timezone }: { stats?: EventStats; timezon
   const slot = WIDTH / bars.length;
   const busiest = bars.reduce((a, b) => (b.count > a.count ? b : a), bars[0]);
   const total = bars.reduce((n, b) => n + b.count, 0);
-  const label = t('chart.label', { from: clock(bars[0].starts), to: clock(bars[bars.length - 1].starts), count: total }) + (busiest.count ? ` ${t('chart.busiest', { count: busiest.count, time: clock(busiest.starts) })}` : '');
+  const zone = t('clock.timesIn', { zone: zoneName(timezone, bars[bars.length - 1].starts) });
+  const label = t('chart.label', { from: clock(bars[0].starts), to: clock(bars[bars.length - 1].starts), count: total }) + (busiest.count ? ` ${t('chart.busiest', { count: busiest.count, time: clock(busiest.starts) })}` : '') + ` ${zone}.`;
   return (
     <figure className="chart">
       <figcaption>
-        {t('chart.title')} <span className="max">{peak ? t('chart.peak', { count: peak }) : t('chart.none')}</span>
+        {t('chart.title')} <span className="max">{peak ? t('chart.peak', { count: peak }) : t('chart.none')}</span>{' '}
+        <span className="zone" data-testid="chart-zone">
+          {zone}
+        </span>
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
         {bars.map((bar, i) => {

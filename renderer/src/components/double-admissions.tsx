@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { formatTime, utcInstant } from '../i18n/format';
+import { eventTime } from '../event-clock';
 import type { ScanResult } from '../types';
 import { guestName } from './result-panel';
 
@@ -20,7 +20,7 @@ export function DoubleAdmissions({ doubles, timezone, onDismiss }: { doubles: Sc
             <span className="detail">
               {t('double.detail', {
                 station: d.checkedInStation ?? t('double.anotherStation'),
-                time: d.checkedInAt ? formatTime(utcInstant(d.checkedInAt), timezone) : '?',
+                time: eventTime(d.checkedInAt, timezone) || '?',
               })}
             </span>
             <button type="button" onClick={() => onDismiss(d.serial)}>

@@ -1,7 +1,8 @@
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { i18next } from '../i18n';
-import { formatTime, utcInstant } from '../i18n/format';
+import { eventTime } from '../event-clock';
+import { utcInstant } from '../i18n/format';
 import type { DoorAnswer, GuestSummary, RegistrationType, ScanResult } from '../types';
 
 type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle' | 'double';
@@ -56,11 +57,10 @@ function nameSize(name: string): string {
   return '';
 }
 
-/** The first entry of a guest: when, how long ago and at which station. */
+/** The first entry of a guest: when (on the event's clock, labelled), how long ago and at which station. */
 function firstEntry(t: TFunction, result: ScanResult, timezone: string): string | undefined {
   if (!result.checkedInAt) return undefined;
-  const at = utcInstant(result.checkedInAt);
-  const time = Number.isNaN(at.getTime()) ? result.checkedInAt : formatTime(at, timezone);
+  const time = eventTime(result.checkedInAt, timezone) || result.checkedInAt;
   const when = t('result.since', { time, ago: ago(t, result.checkedInAt) });
   return result.checkedInStation ? t('result.sinceAt', { when, station: result.checkedInStation }) : when;
 }
@@ -112,7 +112,7 @@ export function viewOf(result: ScanResult, t: TFunction, timezone = 'UTC'): View
         headline: t('result.double'),
         detail: t('result.doubleDetail', {
           station: result.checkedInStation ?? t('double.anotherStation'),
-          time: result.checkedInAt ? formatTime(utcInstant(result.checkedInAt), timezone) : '?',
+          time: eventTime(result.checkedInAt, timezone) || '?',
         }),
       };
     default:
@@ -121,9 +121,9 @@ export function viewOf(result: ScanResult, t: TFunction, timezone = 'UTC'): View
 }
 
 /** What a screen reader says: the same facts as the screen, in one sentence. */
-export function announcement(result: ScanResult, types: RegistrationType[]): string {
+export function announcement(result: ScanResult, types: RegistrationType[], timezone: string): string {
   const t = i18next.getFixedT(null, 'door');
-  const view = viewOf(result, t);
+  const view = viewOf(result, t, timezone);
   const who = [guestName(result.guest), typeName(result.guest, types), result.guest?.company].filter(Boolean).join(', ');
   const answers = result.guest?.door_answers?.map((a) => `${a.question} ${a.answer}`);
   return [view.headline, who, view.detail, result.guest?.notes, ...(answers ?? [])].filter(Boolean).join('. ');

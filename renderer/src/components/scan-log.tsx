@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { eventTime, zoneName } from '../event-clock';
 import { formatTime } from '../i18n/format';
 import { undoable, type LogEntry } from '../door/use-scan-log';
 import { Dialog } from './dialog';
@@ -30,7 +31,13 @@ export function ScanLogPanel({ entries, timezone, onUndo, onClose }: { entries: 
   const { t } = useTranslation('door');
   return (
     <Dialog title={t('log.title')} onClose={onClose} wide>
-      {!entries.length && <p className="muted">{t('log.empty')}</p>}
+      {entries.length ? (
+        <p className="muted zone-note" data-testid="log-zone">
+          {t('clock.timesIn', { zone: zoneName(timezone, entries[0].at) })}
+        </p>
+      ) : (
+        <p className="muted">{t('log.empty')}</p>
+      )}
       <ol className="scan-log" aria-label={t('log.title')}>
         {entries.map((entry) => {
           const view = viewOf(entry, t, timezone);
@@ -66,7 +73,7 @@ export function ScanLogPanel({ entries, timezone, onUndo, onClose }: { entries: 
 export function UndoConfirm({ entry, timezone, onConfirm, onClose }: { entry: LogEntry; timezone: string; onConfirm: () => void; onClose: () => void }) {
   const { t } = useTranslation('door');
   const name = guestName(entry.guest) || entry.code;
-  const time = formatTime(new Date(entry.at), timezone);
+  const time = eventTime(entry.at, timezone);
   return (
     <Dialog title={t('undo.title')} onClose={onClose}>
       <p className="confirm-text" data-testid="undo-question">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { OfflineError, type Api } from '../api';
 import type { OfflineGuestList } from '../offline-guest-list';
-import { formatTime, utcInstant } from '../i18n/format';
+import { eventTime } from '../event-clock';
 import type { GuestSummary, RegistrationType } from '../types';
 import { Dialog } from './dialog';
 import { guestName, typeName } from './result-panel';
@@ -110,7 +110,7 @@ export function SearchPanel({
                   <span className="meta">{[typeName(guest, types), guest.company, guest.email, guest.barcode].filter(Boolean).join(' · ')}</span>
                 </div>
                 <span className={guest.checked_in_at ? 'status in' : inactive ? 'status off' : 'status'}>
-                  {guest.checked_in_at ? t('search.inSince', { time: formatTime(utcInstant(guest.checked_in_at), timezone) }) : inactive ? t('search.inactive') : t('search.notIn')}
+                  {guest.checked_in_at ? t('search.inSince', { time: eventTime(guest.checked_in_at, timezone) }) : inactive ? t('search.inactive') : t('search.notIn')}
                 </span>
                 <div className="row">
                   <button type="button" className="primary" onClick={() => onCheck(guest, 'in')} aria-label={t('search.checkInLabel', { name })}>

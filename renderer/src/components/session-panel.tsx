@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { zoneName } from '../event-clock';
 import { formatTime, utcInstant } from '../i18n/format';
 import type { SessionSummary } from '../types';
 import { Dialog } from './dialog';
@@ -37,6 +38,11 @@ export function SessionPanel({ sessions, current, timezone, onPick, onClose }: {
           </li>
         ))}
       </ul>
+      {sessions.some((s) => s.starts) && (
+        <p className="muted zone-note" data-testid="session-zone">
+          {t('clock.timesIn', { zone: zoneName(timezone, sessions.find((s) => s.starts)?.starts) })}
+        </p>
+      )}
       {!sessions.length && <p className="muted">{t('session.none')}</p>}
     </Dialog>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatTime, utcInstant } from '../i18n/format';
+import { eventTime } from '../event-clock';
+import { utcInstant } from '../i18n/format';
 import type { SyncStatus } from '../types';
 import { Dialog } from './dialog';
 
@@ -81,7 +82,7 @@ export function SyncDoublesPanel({ status, timezone, onClose }: { status: SyncSt
             <strong>{`${d.first_name ?? ''} ${d.last_name ?? ''}`.trim() || t('sync.unknownGuest')}</strong>
             <ul>
               {d.checkins.map((c) => (
-                <li key={c.uid}>{t('sync.admittedAt', { station: c.station ?? t('double.anotherStation'), time: formatTime(utcInstant(c.scanned_at), timezone) })}</li>
+                <li key={c.uid}>{t('sync.admittedAt', { station: c.station ?? t('double.anotherStation'), time: eventTime(c.scanned_at, timezone) })}</li>
               ))}
             </ul>
           </li>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { detailOf, OfflineError, type Api } from '../api';
 import { utcInstant } from '../i18n/format';
-import { eventTime } from '../console/event-clock';
+import { eventTime } from '../event-clock';
 import type { SyncStatus } from '../types';
 import { useNow } from './sync-chip';
 import { FollowPanel } from './follow-panel';

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
-import { eventDateTime } from './event-clock';
+import { eventDateTime } from '../event-clock';
 import { BADGE_SIZES, MAX_BADGE_IDS, type BadgeSize } from '../../../core/badges';
 import { fetchBadge, printInBrowser } from '../door/use-badge-printer';
 import { useList } from './use-list';

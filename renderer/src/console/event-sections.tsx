@@ -4,7 +4,7 @@ import { CUSTOM_QUESTION_TYPES, REGISTRATION_TYPE_KINDS } from '../../../core/me
 import { withoutBlanks } from './forms';
 import { RecordSection, type FieldSpec } from './record-section';
 import { toFormDatetime, useList } from './use-list';
-import { utcToZoneInput, wallTime, zoneInputToUtc } from './event-clock';
+import { utcToZoneInput, wallTime, zoneInputToUtc } from '../event-clock';
 import type { PromotionCodeRecord, QuestionRecord, RegistrationTypeRecord, SessionRecord, TrackRecord } from './wire';
 
 const yesNo = (value: boolean | undefined, t: (key: string) => string) => (value ? t('yes') : '');

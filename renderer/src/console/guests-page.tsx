@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
 import type { GUEST_ORDERINGS } from '../../../core/messages';
-import { eventDateTime, eventTime } from './event-clock';
+import { eventDateTime, eventTime } from '../event-clock';
 import { Dialog } from '../components/dialog';
 import { CheckField, FormFooter, SelectField, TextField, useServerForm, withoutBlanks } from './forms';
 import { useList } from './use-list';

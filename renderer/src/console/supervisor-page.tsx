@@ -5,7 +5,7 @@ import type { Api } from '../api';
 import { ArrivalsChart } from '../components/arrivals-chart';
 import { formatNumber } from '../i18n/format';
 import { i18next } from '../i18n';
-import { eventTime } from './event-clock';
+import { eventTime } from '../event-clock';
 import type { StatsRecord, SupervisorRecord } from './wire';
 
 /** As often as the doors poll: a scan at any station shows here within about two seconds. */

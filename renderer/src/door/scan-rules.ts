@@ -29,6 +29,8 @@ export interface PipelineDeps {
   direction: Direction;
   session?: SessionSummary;
   types: RegistrationType[];
+  /** The event's, so a spoken first entry is on its clock. */
+  timezone: string;
   guestList?: OfflineGuestList;
   online: boolean;
   setReachable: (reachable: boolean) => void;

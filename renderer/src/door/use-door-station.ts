@@ -45,6 +45,7 @@ export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () 
     direction,
     session: setup.session,
     types: setup.types,
+    timezone: setup.timezone,
     guestList: guestList.list,
     online,
     setReachable: setOnline,
