@@ -211,6 +211,13 @@ function person(row: Row) {
   return { uid: row.uid as string, first_name: row.first_name as string, last_name: row.last_name as string };
 }
 
+/**
+ * One import or merge of an event file, from its checked records to its last turn. Longer than
+ * the ~400 lines a file should keep, for a reason: every step (look up by uid, decide per record,
+ * stage, apply in turns, note conflicts and double admissions) reads and grows the same state of
+ * one merge (ids by uid, staged changes, counts); the SQL lives in db/repositories/event-file-merge.ts,
+ * the door state in door-state.ts and the staging of new events in staging.ts.
+ */
 export class EventMerger {
   private eventId = 0;
   private eventCreated = false;
