@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId } from './fields';
+import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, stationName } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -189,12 +189,7 @@ export const EventStats = z
  * asks for the supervisor view's figures (issue 38), which the doors' polls do not pay for.
  */
 export const StatsQuery = z.object({
-  station: z
-    .string({ error: MSG.invalidString })
-    .trim()
-    .min(1, { error: MSG.blank })
-    .max(128, { error: MSG.invalidStation })
-    .optional()
+  station: stationName()
     .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
   queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
   supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),

@@ -93,6 +93,11 @@ function isEmailAddress(value: string): boolean {
   return ascii !== '' && asciiEmail.safeParse(`${value.slice(0, at)}@${ascii}`).success;
 }
 
+/** A door station's name in a query (a heartbeat, a filter): trimmed, not blank, 128 characters at most. */
+export function stationName() {
+  return z.string({ error: MSG.invalidString }).trim().min(1, { error: MSG.blank }).max(128, { error: MSG.invalidStation }).optional();
+}
+
 export function optionalEmail() {
   return z
     .string({ error: MSG.invalidEmail })

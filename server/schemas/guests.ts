@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, canonicalText, choice, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText } from './fields';
+import { boolean, canonicalText, choice, codeText, hasNoNul, integer, numberAsDigits, optionalText, pathId, requiredBlankableText, requiredText, stationName } from './fields';
 import { GUEST_ORDERINGS, MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import type { FieldErrors } from '../http/errors';
@@ -91,12 +91,7 @@ export const GuestListQuery = ListQuery.extend({
   checked_in: boolean().optional().openapi({ description: 'true: only guests who are in; false: only those who are not' }),
   registration_type: integer().optional().openapi({ description: 'Only guests of this registration type' }),
   attention: boolean().optional().openapi({ description: "true: guests the door stops for (their own or their type's attention); false: the others" }),
-  station: z
-    .string({ error: MSG.invalidString })
-    .trim()
-    .min(1, { error: MSG.blank })
-    .max(128, { error: MSG.invalidStation })
-    .optional()
+  station: stationName()
     .openapi({ description: 'Only guests with a standing event-door admission made at this station' }),
 });
 
