@@ -115,67 +115,76 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
             <StationsTable stations={sup.stations} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
           )}
           <h3>{t('supervisor.byType')}</h3>
-          <table className="records sv-table">
-            <thead>
-              <tr>
-                <th>{t('fields.registrationType')}</th>
-                <th>{t('supervisor.checkedIn')}</th>
-                <th>{t('supervisor.remaining')}</th>
-                <th>%</th>
-              </tr>
-            </thead>
-            <tbody>
-              {stats.registration_types.map((rt, i) => {
-                const remaining = sup.registration_types[i]?.remaining ?? 0;
-                return (
-                  <tr key={rt.id}>
-                    <td>{rt.name}</td>
-                    <td>{formatNumber(rt.checked_in)}</td>
-                    <td>{formatNumber(remaining)}</td>
-                    <td>
-                      <Meter value={percent(rt.checked_in, rt.checked_in + remaining)} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <ProgressTable
+            nameHeading={t('fields.registrationType')}
+            rows={stats.registration_types.map((rt, i) => {
+              const remaining = sup.registration_types[i]?.remaining ?? 0;
+              return { key: rt.id, name: rt.name, checkedIn: rt.checked_in, remaining, expected: rt.checked_in + remaining };
+            })}
+            t={t}
+          />
           {stats.sessions.length > 0 && (
             <>
               <h3>{t('supervisor.bySession')}</h3>
-              <table className="records sv-table">
-                <thead>
-                  <tr>
-                    <th>{t('nouns.session')}</th>
-                    <th>{t('supervisor.checkedIn')}</th>
-                    <th>{t('supervisor.remaining')}</th>
-                    <th>%</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {stats.sessions.map((s) => {
-                    // Registered guests are who a session expects; an open session, its capacity.
-                    const expectedHere = s.registered > 0 ? s.registered : s.capacity;
-                    return (
-                      <tr key={s.id}>
-                        <td>{s.name}</td>
-                        <td>{formatNumber(s.checked_in)}</td>
-                        <td title={s.registered > 0 ? t('supervisor.ofRegistered', { n: formatNumber(s.registered) }) : t('supervisor.ofCapacity', { n: formatNumber(s.capacity) })}>
-                          {formatNumber(Math.max(0, expectedHere - s.checked_in))}
-                        </td>
-                        <td>
-                          <Meter value={percent(s.checked_in, expectedHere)} />
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <ProgressTable
+                nameHeading={t('nouns.session')}
+                rows={stats.sessions.map((s) => {
+                  // Registered guests are who a session expects; an open session, its capacity.
+                  const expected = s.registered > 0 ? s.registered : s.capacity;
+                  return {
+                    key: s.id,
+                    name: s.name,
+                    checkedIn: s.checked_in,
+                    remaining: Math.max(0, expected - s.checked_in),
+                    expected,
+                    remainingTitle: s.registered > 0 ? t('supervisor.ofRegistered', { n: formatNumber(s.registered) }) : t('supervisor.ofCapacity', { n: formatNumber(s.capacity) }),
+                  };
+                })}
+                t={t}
+              />
             </>
           )}
         </div>
       </div>
     </section>
+  );
+}
+
+interface ProgressRow {
+  key: number;
+  name: string;
+  checkedIn: number;
+  remaining: number;
+  /** Who is expected: the % is checked in of this. */
+  expected: number;
+  remainingTitle?: string;
+}
+
+/** Checked in / remaining / % per registration type or session. */
+function ProgressTable({ nameHeading, rows, t }: { nameHeading: string; rows: ProgressRow[]; t: TFunction<'console'> }) {
+  return (
+    <table className="records sv-table">
+      <thead>
+        <tr>
+          <th>{nameHeading}</th>
+          <th>{t('supervisor.checkedIn')}</th>
+          <th>{t('supervisor.remaining')}</th>
+          <th>%</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.key}>
+            <td>{row.name}</td>
+            <td>{formatNumber(row.checkedIn)}</td>
+            <td title={row.remainingTitle}>{formatNumber(row.remaining)}</td>
+            <td>
+              <Meter value={percent(row.checkedIn, row.expected)} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
