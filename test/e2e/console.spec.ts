@@ -84,7 +84,8 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   // Duplicate, and give the copy its own name.
   await page.getByRole('button', { name: 'Duplicate' }).click();
   await expect(page.getByRole('status')).toContainText('Copy created:');
-  await page.getByRole('status').getByRole('link').click();
+  await page.getByRole('status').getByRole('link', { name: `open “${EVENT} (copy)”` }).click();
+  await expect(page.getByRole('heading', { name: `${EVENT} (copy)` })).toBeVisible();
   await page.locator('.event-head').getByRole('button', { name: 'Edit', exact: true }).click();
   const copyForm = console_.dialog(`Edit ${EVENT} (copy)`);
   await copyForm.getByLabel('Name').fill('Winter Fair');
