@@ -331,12 +331,18 @@ test('9. mute silences the beeps; the kiosk lock asks its PIN before sign-out, l
   const door = new DoorPage(page);
   await door.listenToTones();
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-  await page.getByRole('button', { name: 'Sound off' }).click();
+  // One name, its state by aria-pressed: pressed means muted.
+  const mute = page.getByRole('button', { name: 'Sound off' });
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
+  await mute.click();
+  await expect(mute).toHaveAttribute('aria-pressed', 'true');
+  await expect(mute).toHaveAttribute('title', 'Sound on');
   const heard = (await door.tones()).length;
   await door.scan('MUTED-NOBODY');
   await door.expectResult('not_found');
   expect((await door.tones()).length).toBe(heard);
-  await page.getByRole('button', { name: 'Sound on' }).click();
+  await mute.click();
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
 
   await page.getByTestId('station').click();
   const settings = page.getByRole('dialog', { name: 'This station' });

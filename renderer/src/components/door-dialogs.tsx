@@ -86,7 +86,7 @@ function DoorPanel({ api, event, station, dialogs, onChangeEvent, onSignOut, onP
   };
   switch (panel) {
     case 'search':
-      return <SearchPanel api={api} eventId={event.id} types={setup.types} guestList={guestList.list} online={online} timezone={setup.timezone} onCheck={checkFromList} onPrintBadge={onPrintBadge} onClose={close} />;
+      return <SearchPanel api={api} eventId={event.id} types={setup.types} guestList={guestList.list} online={online} timezone={setup.timezone} inSession={!!setup.session} onCheck={checkFromList} onPrintBadge={onPrintBadge} onClose={close} />;
     case 'walk-in':
       return (
         <WalkInPanel
