@@ -31,10 +31,6 @@ export function ConsoleApp({ api, caller, path, onSignOut, onOpenDoor }: { api: 
 
   return (
     <div className="console">
-      {/* The first Tab stop: past the menu to the page. A button, since the address's #hash is the router's. */}
-      <button type="button" className="skip-link" onClick={() => document.getElementById('console-main')?.focus()}>
-        {t('skipToContent')}
-      </button>
       <nav className="console-nav" aria-label={t('nav.console')}>
         {PAGES.filter((key) => key !== 'access' || caller.manages_access).map((key) => (
           <a key={key} href={consoleHref(key)} className={page === key ? 'console-link active' : 'console-link'} aria-current={page === key ? 'page' : undefined}>
