@@ -20,10 +20,12 @@ export function AttentionWaiting({ waiting, onSeen }: { waiting: ScanResult[]; o
       <ul>
         {waiting.slice(0, SHOWN).map((r) => (
           <li key={r.serial}>
-            <span className="attention-star" aria-hidden="true">
-              ★
+            <span className="attention-who">
+              <span className="attention-star" aria-hidden="true">
+                ★{' '}
+              </span>
+              {guestName(r.guest) || r.code}
             </span>
-            <span className="attention-who">{guestName(r.guest) || r.code}</span>
             <span className="attention-note">{r.guest?.notes || t('attention.noNote')}</span>
             <button type="button" onClick={() => onSeen(r.serial)} aria-label={t('attention.seenLabel', { name: guestName(r.guest) || r.code })}>
               {t('attention.seen')}
