@@ -64,7 +64,7 @@ test('1. a reader firing twice within 3 s ends green with one check-in and no wa
   expect(await checkinsOf(server, seed.eventId, seed.guests.tim.id)).toHaveLength(1);
 });
 
-test('2. a hung server (SIGSTOP): after one timeout the next scan is answered from the copy within 300 ms, and both reach the server once it wakes', async ({ page }) => {
+test('2. a hung server (SIGSTOP): after one timeout the next scan is answered from the copy, never asked of the server, and both reach the server once it wakes', async ({ page }) => {
   const hung = await ServeProcess.start();
   try {
     const own = await seedEvent(hung, 'Sleepy Laptop Night');

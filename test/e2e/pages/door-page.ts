@@ -37,7 +37,8 @@ export class DoorPage {
         // The tones of one answer are started together; a pause means the next answer.
         osc.start = (when?: number) => {
           const now = performance.now();
-          if (now - lastAt > 50 || !tones.length) tones.push([]);
+          // Either way: a test that moves the page's clock (waitPastRepeatGuard) may set it back.
+          if (Math.abs(now - lastAt) > 50 || !tones.length) tones.push([]);
           lastAt = now;
           tones[tones.length - 1].push(osc.frequency.value);
           start(when);
