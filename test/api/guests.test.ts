@@ -476,8 +476,9 @@ describe('guests', () => {
     });
 
     it('returns only guests modified at or after `timestamp`, echoing it; start_time works as the next timestamp', async () => {
-      // `timestamp` counts whole seconds: what came before is stamped an hour older than what follows.
-      await stampEarlier(server, 'guests', { event_id: listEvent });
+      // `timestamp` counts whole seconds: what came before is stamped a minute older than what
+      // follows (within the hour the next test's zoned timestamp reaches back).
+      await stampEarlier(server, 'guests', { event_id: listEvent }, 60);
       const first = await list();
       await server.put(`/events/${listEvent}/guests/${ids[1]}`, { job_title: 'Cryptanalyst' });
       const delta = await list(`?timestamp=${first.body.start_time}`);
