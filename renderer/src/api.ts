@@ -78,6 +78,8 @@ export function detailOf(body: unknown): string | undefined {
   return undefined;
 }
 
+const SIGNED_OUT = 'Signed out.';
+
 /** An API client bound to one token. */
 export class Api {
   constructor(
@@ -85,11 +87,24 @@ export class Api {
     private readonly onExpired: (detail: string) => void = () => {},
   ) {}
 
+  private closed = false;
+
+  /**
+   * Signed out (or the token refused): nothing is sent any more, and an answer still on its way
+   * is taken for none, so it cannot write a guest back into the browser after the wipe.
+   */
+  close(): void {
+    this.closed = true;
+  }
+
   async request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiAnswer<T>> {
+    if (this.closed) throw new OfflineError(SIGNED_OUT);
     try {
-      return await apiRequest<T>(this.token, method, path, body, options);
+      const answer = await apiRequest<T>(this.token, method, path, body, options);
+      if (this.closed) throw new OfflineError(SIGNED_OUT);
+      return answer;
     } catch (err) {
-      if (err instanceof SessionExpiredError) this.onExpired(err.detail);
+      if (err instanceof SessionExpiredError && !this.closed) this.onExpired(err.detail);
       throw err;
     }
   }
