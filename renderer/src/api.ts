@@ -9,6 +9,14 @@ export class OfflineError extends Error {
   }
 }
 
+/** A request of a client the station has signed out of: never sent, or its answer dropped. */
+export class SignedOutError extends Error {
+  constructor() {
+    super('Signed out.');
+    this.name = 'SignedOutError';
+  }
+}
+
 /** The token is no longer valid: the screen goes back to sign-in. */
 export class SessionExpiredError extends Error {
   constructor(readonly detail: string) {
@@ -78,8 +86,6 @@ export function detailOf(body: unknown): string | undefined {
   return undefined;
 }
 
-const SIGNED_OUT = 'Signed out.';
-
 /** An API client bound to one token. */
 export class Api {
   constructor(
@@ -98,10 +104,10 @@ export class Api {
   }
 
   async request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiAnswer<T>> {
-    if (this.closed) throw new OfflineError(SIGNED_OUT);
+    if (this.closed) throw new SignedOutError();
     try {
       const answer = await apiRequest<T>(this.token, method, path, body, options);
-      if (this.closed) throw new OfflineError(SIGNED_OUT);
+      if (this.closed) throw new SignedOutError();
       return answer;
     } catch (err) {
       if (err instanceof SessionExpiredError && !this.closed) this.onExpired(err.detail);

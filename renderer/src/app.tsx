@@ -91,7 +91,8 @@ export function App() {
 
   // Nobody signed in: nothing of any event or guest stays in this browser but the waiting scans.
   useEffect(() => {
-    if (token) return;
+    // Signed in meanwhile in another tab of this browser (the page was loading): nothing to wipe.
+    if (token || localStorage.getItem(TOKEN_KEY)) return;
     let live = true;
     void wipeDeviceData({ signedOut: true, keepEventPointer: true })
       .then(() => queuedItems())

@@ -1,4 +1,4 @@
-import { OfflineError, SessionExpiredError, type Api, type ApiAnswer } from './api';
+import { OfflineError, SessionExpiredError, SignedOutError, type Api, type ApiAnswer } from './api';
 import { sendScan, type ScanSend } from './checkin';
 import { QUEUE_STORE, run } from './local-db';
 
@@ -86,7 +86,7 @@ async function sendAll(api: Api, handlers: ReplayHandlers): Promise<void> {
       }
     } catch (err) {
       if (err instanceof OfflineError) handlers.onReachable?.(false);
-      if (err instanceof OfflineError || err instanceof SessionExpiredError) return;
+      if (err instanceof OfflineError || err instanceof SessionExpiredError || err instanceof SignedOutError) return;
       throw err;
     }
     await dropQueued(item.uid);

@@ -101,7 +101,7 @@ function UnsentScans({ count, onDiscard }: { count: number; onDiscard?: () => vo
   const { t } = useTranslation('door');
   const [asking, setAsking] = useState(false);
   return (
-    <div className="notice unsent" role="status" data-testid="unsent-scans">
+    <div className="notice unsent" data-testid="unsent-scans">
       <p>{t('signOut.keptForNext', { count })}</p>
       {onDiscard &&
         (asking ? (
