@@ -47,6 +47,8 @@ export class ExchangeClock {
   private idleTimer: NodeJS.Timeout | undefined;
   private rateTimer: NodeJS.Timeout | undefined;
   private windowBytes = 0;
+  /** Once ended, late bytes (a socket's last data) arm nothing again. */
+  private ended = false;
 
   constructor(
     private readonly timing: UpstreamTiming,
@@ -59,6 +61,7 @@ export class ExchangeClock {
 
   /** `bytes` went up or came down. */
   progress(bytes: number): void {
+    if (this.ended) return;
     this.windowBytes += bytes;
     clearTimeout(this.silentTimer);
     clearTimeout(this.idleTimer);
@@ -69,7 +72,7 @@ export class ExchangeClock {
 
   /** Bytes are due from now on (a body to send, an answer started), or no longer (the upstream at work). */
   due(flowing: boolean): void {
-    if (flowing === (this.rateTimer !== undefined)) return;
+    if (this.ended || flowing === (this.rateTimer !== undefined)) return;
     clearInterval(this.rateTimer);
     this.rateTimer = undefined;
     this.windowBytes = 0;
@@ -82,6 +85,7 @@ export class ExchangeClock {
   }
 
   end(): void {
+    this.ended = true;
     clearTimeout(this.deadline);
     clearTimeout(this.silentTimer);
     clearTimeout(this.idleTimer);
