@@ -393,7 +393,7 @@ describe('Who may follow', () => {
     }
   });
 
-  it('POST /sync/preview past the deadline (DOORLIST_SYNC_DEADLINE_S) answers 400 naming it, however steadily the answer comes', async () => {
+  it('POST /sync/preview past the deadline (DOORLIST_SYNC_DEADLINE_S) answers 400 naming it, and a cycle past it is abandoned as offline', async () => {
     const patient = await TestServer.start({ syncDeadlineSeconds: 2, syncMinRate: 1 });
     const proxy = await UpstreamProxy.start(central.baseUrl);
     try {
@@ -403,6 +403,25 @@ describe('Who may follow', () => {
       };
       const res = await patient.post('/sync/preview', { url: proxy.baseUrl, key: upstream.key });
       assert.deepEqual([res.status, res.body], [400, { url: [MSG.syncTooLong(2)] }]);
+
+      // A follow's cycle past the deadline is abandoned: offline, its answer let go, then back to ok.
+      proxy.override = undefined;
+      const followed = await patient.post('/sync', { url: proxy.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(followed.status, 201, JSON.stringify(followed.body));
+      const status = async () => (await patient.get(`/events/${followed.body.event_id}/sync`)).body;
+      await eventually('a first cycle', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()));
+      const file = await download(central, upstream.eventId);
+      let letGo = 0;
+      proxy.override = (req, res) => {
+        if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+        void trickle(res, file, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() }).closed.then(() => letGo++);
+        return proxy.hold(res);
+      };
+      const s = await eventually('offline', async () => ((x) => (x.state === 'offline' ? x : undefined))(await status()));
+      assert.equal(s.error, MSG.syncTooLong(2));
+      await eventually('the answer let go', async () => (letGo > 0 ? true : undefined));
+      proxy.override = undefined;
+      await eventually('the recovery', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()));
     } finally {
       await proxy.close();
       await patient.stop();
