@@ -161,6 +161,8 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
       error: null,
       fingerprint: null,
       pending: 0,
+      double_admissions_count: 0,
+      conflicts_count: 0,
       double_admissions: [],
       conflicts: [],
     });
