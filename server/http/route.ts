@@ -8,13 +8,15 @@ import type { Authenticator, Caller } from './auth';
 import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
-import { DetailResponse, FieldErrorsResponse } from '../schemas/fields';
+import { DetailResponse, DetailsResponse, FieldErrorsResponse } from '../schemas/fields';
 import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
-import { replyDrift } from './reply-check';
+import { DECLARED_REPLIES, replyDrift } from './reply-check';
 import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
 import type { LanShare } from '../lan';
+import { routeTable } from './methods';
+import { API_TAG_NAMES, type ApiTag } from './openapi';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
@@ -57,12 +59,15 @@ export interface RouteContext<P, Q, B> {
 
 export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodType | undefined, B extends ZodType | undefined> {
   method: 'get' | 'post' | 'put' | 'delete';
-  /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests`. */
+  /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests` (a trailing slash is the same route). */
   path: string;
-  /** Other spellings the spec gives this route (every path also works with a trailing slash). */
-  documentedAliases?: string[];
+  /** The operation's stable name in the document (and in generated clients): `listGuests`. Never renamed. */
+  operationId: string;
   summary: string;
-  tags: string[];
+  /** What the schemas cannot say (one field winning over another, "exactly one of"); the role needed is added. */
+  description?: string;
+  /** One tag of the document's top-level list (openapi.ts `TAGS`). */
+  tags: [ApiTag];
   /** Public routes skip the Authorization check (only the auth call, first-run set-up and the API document). */
   public?: boolean;
   /** The least role the route needs (scope.ts `Access`); `manager` unless declared. */
@@ -79,6 +84,8 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   bodyAlsoFromQuery?: boolean;
   /** Set when the handler reads the raw request itself (file uploads). */
   rawBody?: { contentType: string; description: string };
+  /** The JSON body a handler reads itself (sign-in answers every refusal alike): documented, not parsed here. */
+  documentedBody?: ZodType;
   responses: Record<number, string | ResponseConfig>;
   /** Returns the reply, or nothing when it wrote the response itself (downloads). */
   handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply | void>;
@@ -189,52 +196,120 @@ const ACCESS_NOTES: Record<Access, string> = {
   'signed-in-admin': 'A signed-in administrator of this laptop; never an API key.',
 };
 
-function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean, rawBody: boolean) {
-  const out: Record<string, ResponseConfig> = {};
-  for (const [status, value] of Object.entries(responses)) {
-    out[status] = typeof value === 'string' ? { description: value } : value;
+const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '429', '503'];
+
+function jsonReply(schema: ZodType, description: string): ResponseConfig {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+function schemaOf(config: ResponseConfig | undefined): ZodType | undefined {
+  const media = config?.content?.['application/json'];
+  return media && 'schema' in media && typeof (media.schema as ZodType).safeParse === 'function' ? (media.schema as ZodType) : undefined;
+}
+
+/** One schema that takes any of these bodies: each body schema once, unions flattened. */
+function anyOf(schemas: ZodType[]): ZodType {
+  const flat: ZodType[] = [];
+  for (const schema of schemas) {
+    for (const option of schema instanceof z.ZodUnion ? (schema.options as ZodType[]) : [schema]) if (!flat.includes(option)) flat.push(option);
   }
-  if (jsonOnly) out['415'] ??= { description: MSG.jsonOnly, content: { 'application/json': { schema: DetailResponse } } };
-  if (rawBody) out['503'] ??= { description: MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS), content: { 'application/json': { schema: DetailResponse } } };
-  out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
-  if (!isPublic) {
-    out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
+  return flat.length === 1 ? flat[0] : z.union(flat as [ZodType, ZodType, ...ZodType[]]);
+}
+
+/** The declared answer for a status with these bodies added to what it declares. */
+function withBodies(declared: ResponseConfig | undefined, description: string, bodies: ZodType[]): ResponseConfig {
+  const own = schemaOf(declared);
+  return jsonReply(anyOf(own ? [own, ...bodies] : bodies), declared?.description ?? description);
+}
+
+/** The 404 bodies a route's path parameters answer (PARAM_NOT_FOUND), in the spec's own key for each. */
+function notFoundBodies(params: ZodType | undefined): { bodies: ZodType[]; messages: string[] } {
+  const bodies: ZodType[] = [];
+  const messages: string[] = [];
+  const keys = params instanceof z.ZodObject ? Object.keys(params.shape) : [];
+  for (const key of keys) {
+    const error = PARAM_NOT_FOUND[key]?.();
+    if (!error) continue;
+    bodies.push('details' in error.body ? DetailsResponse : DetailResponse);
+    messages.push(JSON.stringify(error.body));
+  }
+  return { bodies, messages };
+}
+
+/**
+ * Every answer a route gives, as the document lists it and the reply check holds it to: the
+ * declared ones, with each error status's body in the spec's shapes (server/schemas/fields.ts).
+ * A 400 is field errors or `{detail}` (a body that is not a JSON object) besides any it declares;
+ * a 404 is each path parameter's not-found body besides any it declares; 413 where a body can be
+ * sent; 401 and 403 as the route's role says; 503 on every route (the database busy or away).
+ */
+function responseConfigs(def: Declaration, access: Access): Record<string, ResponseConfig> {
+  const declared: Record<string, ResponseConfig> = {};
+  for (const [status, value] of Object.entries(def.responses)) declared[status] = typeof value === 'string' ? { description: value } : value;
+  const out: Record<string, ResponseConfig> = { ...declared };
+  out['400'] = withBodies(declared['400'], 'Refused input: field errors, or `{detail}` for a body that is not a JSON object', [FieldErrorsResponse, DetailResponse]);
+  const notFound = notFoundBodies(def.params);
+  if (notFound.bodies.length > 0) out['404'] = withBodies(declared['404'], `Not found (or out of the caller's scope): ${notFound.messages.join(', ')}`, notFound.bodies);
+  else if (declared['404'] && !schemaOf(declared['404'])) out['404'] = withBodies(declared['404'], '', [DetailResponse]);
+  // An error declared by its message alone answers it as `{detail}`.
+  for (const status of ['401', '403', '409', '429']) if (declared[status] && !schemaOf(declared[status])) out[status] = withBodies(declared[status], '', [DetailResponse]);
+  if (def.jsonOnly) out['415'] ??= jsonReply(DetailResponse, MSG.jsonOnly);
+  // The JSON parser reads a body on every route before the route does; an upload sets its own limit.
+  out['413'] ??= jsonReply(DetailResponse, def.rawBody ? 'The upload is larger than this laptop takes' : `${MSG.bodyTooLarge} (a JSON body over 1 MB)`);
+  if (def.rawBody) out['503'] ??= jsonReply(DetailResponse, MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS));
+  out['503'] = withBodies(out['503'], `${MSG.databaseBusy} / ${MSG.databaseUnavailable}`, [DetailResponse]);
+  if (!def.public) {
+    out['401'] ??= jsonReply(DetailResponse, MSG.sessionExpired);
     const forbidden = access === 'signed-in-manager' ? `${MSG.roleNotAllowed} (an API key: ${MSG.keysCannotManage})` : MSG.roleNotAllowed;
-    if (access !== 'door') out['403'] ??= { description: forbidden, content: { 'application/json': { schema: DetailResponse } } };
+    if (access !== 'door') out['403'] ??= jsonReply(DetailResponse, forbidden);
+  }
+  for (const status of ERROR_STATUSES) {
+    if (out[status] && !schemaOf(out[status])) throw new Error(`${def.method.toUpperCase()} ${def.path}: its ${status} answer needs a body schema`);
   }
   return out;
 }
 
 /** Routes that take their body fields from the query string too document them as (optional) query parameters. */
 function bodyFieldsAsQuery(def: { body?: ZodType; bodyAlsoFromQuery?: boolean }) {
-  return def.bodyAlsoFromQuery && def.body instanceof z.ZodObject ? def.body.partial() : undefined;
+  if (!def.bodyAlsoFromQuery || !(def.body instanceof z.ZodObject)) return undefined;
+  const shape = def.body.shape as Record<string, ZodType>;
+  const fields = Object.entries(shape).map(([name, field]) => [
+    name,
+    field.optional().openapi({ param: { description: `The body's \`${name}\`, also taken from the query string (the spec documents it there); a body value wins.` } }),
+  ]);
+  return z.object(Object.fromEntries(fields));
 }
 
 /** A route's declaration without its handler: what documents it and reads its input. */
 type Declaration = Omit<RouteDefinition<ZodType | undefined, ZodType | undefined, ZodType | undefined>, 'handler'>;
 
-/** The route in the OpenAPI document, under its path and each alias the spec gives it. */
-function documentRoute(registry: OpenAPIRegistry, def: Declaration, access: Access): void {
-  for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
-    registry.registerPath({
-      method: def.method,
-      path,
-      summary: def.summary,
-      description: def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`,
-      tags: def.tags,
-      security: def.public ? [] : [{ Token: [] }],
-      request: {
-        params: def.params as never,
-        query: (def.query ?? bodyFieldsAsQuery(def)) as never,
-        body: def.body
-          ? { content: { 'application/json': { schema: def.body } } }
-          : def.rawBody
-            ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
-            : undefined,
-      },
-      responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false, def.rawBody !== undefined),
-    });
-  }
+/** Whether the body may be left out: a schema that takes `{}` reads a missing body as `{}`. */
+function bodyRequired(schema: ZodType): boolean {
+  return !schema.safeParse({}).success;
+}
+
+function requestBody(def: Declaration) {
+  const json = def.body ?? def.documentedBody;
+  if (json) return { required: bodyRequired(json), content: { 'application/json': { schema: json } } };
+  if (def.rawBody) return { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string' as const, format: 'binary' } } } };
+  return undefined;
+}
+
+/** The route in the OpenAPI document (one operation: a trailing slash is the same route, said once in the document). */
+function documentRoute(registry: OpenAPIRegistry, def: Declaration, access: Access, responses: Record<string, ResponseConfig>): void {
+  if (!API_TAG_NAMES.includes(def.tags[0])) throw new Error(`${def.operationId}: tag ${def.tags[0]} is not in the document's list`);
+  const who = def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`;
+  registry.registerPath({
+    method: def.method,
+    path: def.path,
+    operationId: def.operationId,
+    summary: def.summary,
+    description: [def.description, who].filter(Boolean).join('\n\n') || undefined,
+    tags: def.tags,
+    security: def.public ? [] : [{ Token: [] }],
+    request: { params: def.params as never, query: (def.query ?? bodyFieldsAsQuery(def)) as never, body: requestBody(def) },
+    responses,
+  });
 }
 
 /** The query and body as the route's schemas read them; a body the parsers refused is answered here. */
@@ -264,8 +339,8 @@ function takeUploadSlot(uploads: UploadSlots, res: Response): () => void {
 }
 
 /** Test servers only (config.checkReplies): an answer that drifted from its documentation fails loudly. */
-function refuseDrift(def: Declaration, reply: Reply): void {
-  const drift = replyDrift(def.responses, reply.status, reply.body);
+function refuseDrift(def: Declaration, responses: Record<string, ResponseConfig>, reply: Reply): void {
+  const drift = replyDrift(responses, reply.status, reply.body);
   if (drift.length === 0) return;
   console.error(`${def.method.toUpperCase()} ${def.path} answered off its declared schema:\n  ${drift.join('\n  ')}`);
   throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
@@ -293,9 +368,13 @@ export function resourceRouter(deps: RouteDeps) {
     def: RouteDefinition<P, Q, B>,
   ): void {
     const access = def.access ?? 'manager';
-    documentRoute(deps.registry, def, access);
+    const responses = responseConfigs(def, access);
+    documentRoute(deps.registry, def, access, responses);
+    routeTable(deps).add(def.method, def.path);
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+      // The error handler holds an error answer to the same declaration (test servers only).
+      if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses };
       for (let attempt = 1; ; attempt++) {
         try {
           return await answer(req, res);
@@ -326,7 +405,7 @@ export function resourceRouter(deps: RouteDeps) {
         release?.();
       }
       if (!reply) return;
-      if (deps.config.checkReplies) refuseDrift(def, reply);
+      if (deps.config.checkReplies) refuseDrift(def, responses, reply);
       const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       sendReply(res, reply);

@@ -53,6 +53,7 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/apps/api/auth',
+    operationId: 'signIn',
     summary: 'Exchange a username and password (JSON only) for a token',
     tags: ['Authentication'],
     public: true,
@@ -79,6 +80,7 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/me',
+    operationId: 'getMe',
     summary: 'Who the token or key is: its kind, role and group, so a screen can hide what the role may not do',
     tags: ['Authentication'],
     access: 'door',
@@ -98,6 +100,7 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/apps/api/auth/logout',
+    operationId: 'signOut',
     summary: 'Sign out: the token this request carries stops working at once',
     tags: ['Authentication'],
     access: 'door',

@@ -46,6 +46,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/checkins',
+    operationId: 'scanGuest',
     summary: 'Scan a guest in or out at the event door or a session door (exactly once per uid)',
     tags: ['Check-in'],
     access: 'door',
@@ -78,6 +79,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/checkins',
+    operationId: 'listCheckins',
     summary: 'List the scans that stand; undone ones (with undone_at) too with include_undone=true or in a timestamp delta',
     tags: ['Check-in'],
     access: 'door',
@@ -96,6 +98,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/checkins/{checkin_id}',
+    operationId: 'undoCheckin',
     summary: "Undo a mistaken scan; the guest's state follows the scans that remain",
     tags: ['Check-in'],
     access: 'own-scan',
@@ -114,6 +117,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/stats',
+    operationId: 'getEventStats',
     summary:
       "Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (never stale); a door station's heartbeat (station, queued); the supervisor view's figures (supervisor=true)",
     tags: ['Check-in'],

@@ -36,6 +36,7 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/export',
+    operationId: 'exportEventFile',
     summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed); with since, only what changed',
     tags: ['Event files'],
     access: 'door',
@@ -68,6 +69,7 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/import',
+    operationId: 'importEventFile',
     summary: 'Import an event file: a new event is created whole, an existing one (same uid) is merged',
     tags: ['Event files'],
     access: 'door',

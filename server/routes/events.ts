@@ -27,6 +27,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events',
+    operationId: 'createEvent',
     summary: 'Create an event',
     tags: ['Events'],
     body: EventCreate,
@@ -41,6 +42,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}',
+    operationId: 'updateEvent',
     summary: 'Update an event (every field optional)',
     tags: ['Events'],
     params: EventParams,
@@ -58,6 +60,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events',
+    operationId: 'listEvents',
     summary: 'List events (group_id narrows to one group)',
     tags: ['Events'],
     access: 'door',
@@ -72,6 +75,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}',
+    operationId: 'getEvent',
     summary: 'One event',
     tags: ['Events'],
     access: 'door',
@@ -83,6 +87,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/duplicate_event',
+    operationId: 'duplicateEvent',
     summary: "Copy an event's configuration (never its guests or check-ins) quantity times",
     tags: ['Events'],
     params: EventParams,

@@ -52,7 +52,7 @@ export const CheckinListQuery = ListQuery.extend({
   guest_id: integer().optional(),
   session_id: integer().optional(),
   // Undone scans are listed only when asked for (or in a timestamp delta).
-  include_undone: boolean().optional(),
+  include_undone: boolean().optional().openapi({ description: 'true: undone scans too (a timestamp delta always has them).' }),
 });
 
 /** Who is standing at the door: enough for the screen to greet or refuse them. */

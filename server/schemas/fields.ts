@@ -179,6 +179,15 @@ export const pathId = z
   .openapi({ type: 'integer' });
 
 export const IdResponse = z.object({ id: z.number().int() }).openapi('IdResponse');
-export const DetailResponse = z.object({ detail: z.string() }).openapi('DetailResponse');
-export const DetailsResponse = z.object({ details: z.union([z.string(), z.array(z.string())]) }).openapi('DetailsResponse');
-export const FieldErrorsResponse = z.record(z.string(), z.array(z.string())).openapi('FieldErrors');
+// The spec's error bodies, one component each, which every route's error answers are built from.
+export const DetailResponse = z
+  .object({ detail: z.string() })
+  .openapi('Detail', { description: 'One message: `{"detail": "Event not found."}`. Every 401, 403, 413, 415, 429 and 503, and the 400 of a body that is not a JSON object.' });
+export const DetailsResponse = z
+  .object({ details: z.union([z.string(), z.array(z.string())]) })
+  .openapi('Details', { description: 'One message (or several) under `details`, where the spec writes it so: `{"details": "Guest not found."}`.' });
+export const FieldErrorsResponse = z
+  .record(z.string(), z.array(z.string()))
+  .openapi('FieldErrors', {
+    description: 'Refused input, by top-level field: `{"name": ["This field is required."]}`; an error of no one field is under `non_field_errors`.',
+  });

@@ -83,8 +83,14 @@ export const GuestParams = z.object({ event_id: pathId, guest_id: z.string().tra
  * sorts and filters (each optional; without them the list is what existing clients get).
  */
 export const GuestListQuery = ListQuery.extend({
-  only_checkins: boolean().default(false),
-  search: z.string({ error: MSG.invalidString }).overwrite(canonicalText).trim().max(200, { error: MSG.invalidSearch }).optional(),
+  only_checkins: boolean().default(false).openapi({ description: 'true: only guests who have been checked in.' }),
+  search: z
+    .string({ error: MSG.invalidString })
+    .overwrite(canonicalText)
+    .trim()
+    .max(200, { error: MSG.invalidSearch })
+    .optional()
+    .openapi({ description: 'Words matched against first and last name, e-mail, company, barcode and NFC tag (up to 200 characters).' }),
   ordering: choice(GUEST_ORDERINGS, MSG.invalidGuestOrdering)
     .optional()
     .openapi({ description: 'Sort by this field, `-` first for descending; ties by id. Default: id' }),
