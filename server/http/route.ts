@@ -84,7 +84,10 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   bodyAlsoFromQuery?: boolean;
   /** Set when the handler reads the raw request itself (file uploads). */
   rawBody?: { contentType: string; description: string };
-  /** The JSON body a handler reads itself (sign-in answers every refusal alike): documented, not parsed here. */
+  /**
+   * The body as the document shows it, where that is not `body`: one a handler reads itself (sign-in
+   * answers every refusal alike), or one whose field the spec leaves out (SessionUpdate's create-only capacity).
+   */
   documentedBody?: ZodType;
   responses: Record<number, string | ResponseConfig>;
   /** Returns the reply, or nothing when it wrote the response itself (downloads). */
@@ -249,7 +252,11 @@ function responseConfigs(def: Declaration, access: Access): Record<string, Respo
   const out: Record<string, ResponseConfig> = { ...declared };
   out['400'] = withBodies(declared['400'], 'Refused input: field errors, or `{detail}` for a body that is not a JSON object', [FieldErrorsResponse, DetailResponse]);
   const notFound = notFoundBodies(def.params);
-  if (notFound.bodies.length > 0) out['404'] = withBodies(declared['404'], `Not found (or out of the caller's scope): ${notFound.messages.join(', ')}`, notFound.bodies);
+  if (notFound.bodies.length > 0) {
+    const byParams = `A path id unknown or out of the caller's scope: ${notFound.messages.join(', ')}`;
+    const description = declared['404']?.description ? `${declared['404'].description.replace(/\.?$/, '.')} ${byParams}` : byParams;
+    out['404'] = withBodies({ ...declared['404'], description }, description, notFound.bodies);
+  }
   else if (declared['404'] && !schemaOf(declared['404'])) out['404'] = withBodies(declared['404'], '', [DetailResponse]);
   // An error declared by its message alone answers it as `{detail}`.
   for (const status of ['401', '403', '409', '429']) if (declared[status] && !schemaOf(declared[status])) out[status] = withBodies(declared[status], '', [DetailResponse]);
@@ -289,7 +296,7 @@ function bodyRequired(schema: ZodType): boolean {
 }
 
 function requestBody(def: Declaration) {
-  const json = def.body ?? def.documentedBody;
+  const json = def.documentedBody ?? def.body;
   if (json) return { required: bodyRequired(json), content: { 'application/json': { schema: json } } };
   if (def.rawBody) return { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string' as const, format: 'binary' } } } };
   return undefined;

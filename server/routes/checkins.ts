@@ -9,7 +9,7 @@ import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
-import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused, StatsQuery } from '../schemas/checkins';
+import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanConflict, ScanNotFound, ScanRefused, StatsQuery } from '../schemas/checkins';
 import { StationHeartbeats } from '../services/station-heartbeats';
 import { supervisorBlock } from '../services/supervisor-stats';
 import { MSG } from '../../core/messages';
@@ -55,8 +55,8 @@ export function checkinsRouter(deps: RouteDeps) {
     responses: {
       201: json(ScanAccepted, 'checked_in or checked_out'),
       400: json(ScanRefused, 'inactive, not_registered, session_full; or field errors'),
-      404: json(ScanRefused, 'not_found (guest), or {detail} for an unknown event or session'),
-      409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
+      404: json(ScanNotFound, 'not_found (guest), or {detail} for an unknown event or session'),
+      409: json(ScanConflict, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
     // Scope, the remembered answer and the decision in one transaction: nothing read before it
     // decides anything. Scans that queue behind the writer share one (server/services/scan-batches.ts).

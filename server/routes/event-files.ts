@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { HttpError, ValidationError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
-import { DetailResponse } from '../schemas/fields';
+import { DetailResponse, DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
@@ -78,6 +78,7 @@ export function eventFilesRouter(deps: RouteDeps) {
     responses: {
       200: { description: 'Merged into the existing event', content: { 'application/json': { schema: EventFileImportResult } } },
       201: { description: 'A new event was created', content: { 'application/json': { schema: EventFileImportResult } } },
+      400: { description: `Field errors, {detail} for a file that is not an event file, or {"details": "${MSG.groupNotFound}"} for a group the caller cannot use`, content: { 'application/json': { schema: DetailsResponse } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
       413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
     },

@@ -5,7 +5,7 @@ import { resourceRouter, type RouteDeps } from '../http/route';
 import { ValidationError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { scopedEvent, scopedGroup } from '../http/scope';
-import { DetailResponse, IdResponse } from '../schemas/fields';
+import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
 
@@ -15,6 +15,9 @@ import { MSG } from '../../core/messages';
  * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
  * handler of a few lines), kept together so the resource's routes read in one place.
  */
+// The spec's own shape for a group_id the caller cannot use, beside field errors.
+const groupNotFound = { description: `Field errors, or {"details": "${MSG.groupNotFound}"} for a group_id the caller cannot use`, content: { 'application/json': { schema: DetailsResponse } } };
+
 export function eventsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -31,7 +34,7 @@ export function eventsRouter(deps: RouteDeps) {
     summary: 'Create an event',
     tags: ['Events'],
     body: EventCreate,
-    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } } },
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound },
     handler: async ({ body, caller }) => {
       await requireOwnGroup(caller, body.group_id);
       const id = await insertEvent(deps.db, body);
@@ -47,7 +50,7 @@ export function eventsRouter(deps: RouteDeps) {
     tags: ['Events'],
     params: EventParams,
     body: EventUpdate,
-    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound, 404: MSG.eventNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       if (body.group_id !== undefined) await requireOwnGroup(caller, body.group_id);

@@ -35,6 +35,7 @@ import {
   SessionRegistrationParams,
   SessionRegistrationResult,
   SessionUpdate,
+  SessionUpdateDocumented,
 } from '../schemas/sessions';
 import { MSG } from '../../core/messages';
 import { writeTransaction } from '../../db/write-transaction';
@@ -123,6 +124,7 @@ export function sessionsRouter(deps: RouteDeps) {
     tags: ['Sessions'],
     params: SessionParams,
     body: SessionUpdate,
+    documentedBody: SessionUpdateDocumented,
     responses: { 200: json(IdResponse, 'Updated'), 404: sessionNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);

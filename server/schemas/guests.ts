@@ -68,6 +68,7 @@ export const GuestUpdate = z
     nfc_tag: code(MSG.nfcTagEmpty),
     objstatus: integer()
       .pipe(z.number().refine((v) => v === 1 || v === 2, { error: MSG.invalidGuestObjstatus }))
+      .openapi({ enum: [1, 2], description: '1: active, 2: inactive (turned away at the door).' })
       .optional(),
     attention: boolean().optional(),
     notes: optionalText(5000),
