@@ -49,6 +49,7 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   'query:group_id': "Only this group's records (the group's id); the caller's own groups otherwise.",
   'query:parent_id': "Only the groups directly below this one (the group's id).",
   'query:registration_type': "Only guests of this registration type (its id).",
+  'query:not_printed': 'true: only guests with no badge printed yet.',
   'query:timestamp': 'Unix seconds or an ISO datetime (UTC unless it carries a zone): only records modified at or after it.',
 };
 
