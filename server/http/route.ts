@@ -306,12 +306,13 @@ function requestBody(def: Declaration) {
 function documentRoute(registry: OpenAPIRegistry, def: Declaration, access: Access, responses: Record<string, ResponseConfig>): void {
   if (!API_TAG_NAMES.includes(def.tags[0])) throw new Error(`${def.operationId}: tag ${def.tags[0]} is not in the document's list`);
   const who = def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`;
+  const fromQuery = def.bodyAlsoFromQuery ? "Each body field may also be sent as a query parameter of the same name (the spec documents them there); the body's value wins." : undefined;
   registry.registerPath({
     method: def.method,
     path: def.path,
     operationId: def.operationId,
     summary: def.summary,
-    description: [def.description, who].filter(Boolean).join('\n\n') || undefined,
+    description: [def.description, fromQuery, who].filter(Boolean).join('\n\n') || undefined,
     tags: def.tags,
     security: def.public ? [] : [{ Token: [] }],
     request: { params: def.params as never, query: (def.query ?? bodyFieldsAsQuery(def)) as never, body: requestBody(def) },

@@ -41,7 +41,9 @@ export const CheckinCreate = z
     const targets = [scan.barcode, scan.nfc_tag, scan.guest_id].filter((v) => v !== undefined).length;
     if (targets !== 1) ctx.addIssue({ code: 'custom', path: [], message: MSG.oneScanTarget });
   })
-  .openapi('CheckinCreate');
+  .openapi('CheckinCreate', {
+    description: 'Exactly one of `barcode`, `nfc_tag` or `guest_id` names the guest (else 400 `non_field_errors`). A repeated `uid` is answered as it was the first time and records nothing.',
+  });
 
 export type CheckinCreateInput = z.output<typeof CheckinCreate>;
 
