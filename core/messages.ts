@@ -94,6 +94,7 @@ export const MSG = {
   invalidDirection: 'Invalid direction; valid: in, out',
   apiKeyNotFound: 'API key not found.',
   notFound: 'Not found.',
+  methodNotAllowed: (method: string) => `Method "${method}" not allowed.`,
   malformedJson: 'Malformed JSON in the request body.',
   bodyTooLarge: 'Request body is too large.',
   unsupportedContentType: 'Unsupported Content-Type; send application/json.',

@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { apiDocsRouter } from './api-docs';
 import { deferBodyErrors, type RouteDeps } from './route';
+import { routeTable } from './methods';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
 import { apiKeysRouter } from '../routes/api-keys';
@@ -78,7 +79,10 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir }:
   const api = express.Router();
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
   api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
+  // Before every router: a declared path asked with a method it lacks answers 405, never another route.
+  api.use(routeTable(deps).guard());
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
+  routeTable(deps).add('get', '/openapi.json');
 
   // Generated on the first request for it, not in every start (about 80 ms of CPU).
   let document: ReturnType<typeof openApiDocument> | undefined;

@@ -5,6 +5,7 @@ import { HttpError } from './errors';
 import { MSG } from '../../core/messages';
 import { classifyDbError } from '../../db/errors';
 import { requestLog } from './request-log';
+import { DECLARED_REPLIES, errorDrift, type DeclaredReplies } from './reply-check';
 
 interface BodyParserError {
   type?: string;
@@ -36,7 +37,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.destroy();
     return;
   }
-  const { status, body } = describe(err);
+  let { status, body } = describe(err);
+  // Test servers: an error answer off its route's declared schema fails as loudly as a reply would.
+  const declared = res.locals[DECLARED_REPLIES] as DeclaredReplies | undefined;
+  const drift = errorDrift(declared, status, body);
+  if (drift.length > 0) {
+    console.error(`${declared!.route} answered ${status} off its declared schema:\n  ${drift.join('\n  ')}`);
+    ({ status, body } = { status: 500, body: { detail: 'The answer does not match the schema its route declares.', drift } });
+  }
   // The answer's own words say what staff can do; the log keeps the cause beside them.
   if (status === 503) requestLog(req)?.warn({ err }, body.detail as string);
   else if (status >= 500) requestLog(req)?.error({ err }, 'request failed');

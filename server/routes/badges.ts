@@ -37,6 +37,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/guests/{guest_id}/badge.pdf',
+    operationId: 'getGuestBadge',
     summary: "A guest's badge (PDF), recorded in the print log",
     tags: ['Badges'],
     access: 'door',
@@ -67,6 +68,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badges.pdf',
+    operationId: 'printBadges',
     summary: 'Badges of many guests in one PDF: guest_ids, or a registration_type and/or not_printed=true; every print recorded',
     tags: ['Badges'],
     access: 'door',
@@ -79,6 +81,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/badges.pdf',
+    operationId: 'printSelectedBadges',
     summary: 'The same as GET, the selection in a JSON body (a selection too long for a URL)',
     tags: ['Badges'],
     access: 'door',
@@ -91,6 +94,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badge_layout',
+    operationId: 'getBadgeLayout',
     summary: 'The label size badges print on',
     tags: ['Badges'],
     access: 'door',
@@ -105,6 +109,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/badge_layout',
+    operationId: 'updateBadgeLayout',
     summary: 'Choose the label size: 62x100mm (label roll), 4x3in or A6 (the default)',
     tags: ['Badges'],
     params: EventParams,
@@ -120,6 +125,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badge_prints',
+    operationId: 'listBadgePrints',
     summary: 'The print log: every badge printed (guest, station, who, when); filter guest_id, timestamp delta',
     tags: ['Badges'],
     access: 'door',

@@ -35,6 +35,7 @@ import {
   SessionRegistrationParams,
   SessionRegistrationResult,
   SessionUpdate,
+  SessionUpdateDocumented,
 } from '../schemas/sessions';
 import { MSG } from '../../core/messages';
 import { writeTransaction } from '../../db/write-transaction';
@@ -66,6 +67,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/sessions',
+    operationId: 'createSession',
     summary: 'Create a session (answers 200, as the spec says)',
     tags: ['Sessions'],
     params: EventParams,
@@ -85,6 +87,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions',
+    operationId: 'listSessions',
     summary: "List an event's sessions (track_id narrows to one track)",
     tags: ['Sessions'],
     access: 'door',
@@ -101,6 +104,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'getSession',
     summary: 'One session, with the number of registered guests',
     tags: ['Sessions'],
     access: 'door',
@@ -115,10 +119,12 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'updateSession',
     summary: 'Update a session (every field optional; capacity is set on create only)',
     tags: ['Sessions'],
     params: SessionParams,
     body: SessionUpdate,
+    documentedBody: SessionUpdateDocumented,
     responses: { 200: json(IdResponse, 'Updated'), 404: sessionNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
@@ -137,6 +143,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'deleteSession',
     summary: 'Delete a session with its tags, registrations and session check-ins',
     tags: ['Sessions'],
     params: SessionParams,
@@ -151,6 +158,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/{session_id}/registrations',
+    operationId: 'listSessionRegistrations',
     summary: 'The guests registered for a session (timestamp gives new registrations only)',
     tags: ['Sessions'],
     access: 'door',
@@ -168,6 +176,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/guests/{guest_id}/registration/session/{session_id}',
+    operationId: 'registerGuestInSession',
     summary: 'Register a guest into a session (attend=false removes the registration)',
     tags: ['Sessions'],
     params: SessionRegistrationParams,

@@ -30,6 +30,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/sync',
+    operationId: 'followEvent',
     summary: "Follow an upstream Doorlist's event: pulled whole now (same uids), then kept in step both ways",
     tags: ['Sync'],
     // This laptop reaches out to the address given: only its own signed-in administrator may point it anywhere.
@@ -48,6 +49,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/sync/preview',
+    operationId: 'previewFollow',
     summary: "What following an upstream would offer: its certificate's fingerprint and the events the key sees there. Nothing is stored",
     tags: ['Sync'],
     access: 'signed-in-admin',
@@ -59,6 +61,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/sync',
+    operationId: 'listFollowedEvents',
     summary: 'What this laptop follows, with each sync state (never the upstream key)',
     tags: ['Sync'],
     access: 'door',
@@ -72,6 +75,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync',
+    operationId: 'getEventSync',
     summary: "The event's sync: state, last push and pull, pending changes, double admissions, conflicts; door roles read it too (the door screen's sync chip)",
     tags: ['Sync'],
     access: 'door',
@@ -87,6 +91,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync/double_admissions',
+    operationId: 'listSyncDoubleAdmissions',
     summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time",
     tags: ['Sync'],
     access: 'door',
@@ -103,6 +108,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync/conflicts',
+    operationId: 'listSyncConflicts',
     summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time",
     tags: ['Sync'],
     access: 'door',
@@ -119,6 +125,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/sync',
+    operationId: 'unfollowEvent',
     summary: 'Stop following the upstream; the event and everything in it stay here',
     tags: ['Sync'],
     access: 'signed-in-admin',
@@ -137,6 +144,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync/changes',
+    operationId: 'listSyncChanges',
     summary: "For a follower: the event's changes since its cursor as an event file (whole without one), and the next cursor",
     tags: ['Sync'],
     access: 'door',
@@ -170,6 +178,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/sync/changes',
+    operationId: 'pushSyncChanges',
     summary: "For a follower: merge its changes (an event file of this event) by uid; a replay changes nothing",
     tags: ['Sync'],
     access: 'door',

@@ -41,7 +41,9 @@ export const CheckinCreate = z
     const targets = [scan.barcode, scan.nfc_tag, scan.guest_id].filter((v) => v !== undefined).length;
     if (targets !== 1) ctx.addIssue({ code: 'custom', path: [], message: MSG.oneScanTarget });
   })
-  .openapi('CheckinCreate');
+  .openapi('CheckinCreate', {
+    description: 'Exactly one of `barcode`, `nfc_tag` or `guest_id` names the guest (else 400 `non_field_errors`). A repeated `uid` is answered as it was the first time and records nothing.',
+  });
 
 export type CheckinCreateInput = z.output<typeof CheckinCreate>;
 
@@ -52,7 +54,7 @@ export const CheckinListQuery = ListQuery.extend({
   guest_id: integer().optional(),
   session_id: integer().optional(),
   // Undone scans are listed only when asked for (or in a timestamp delta).
-  include_undone: boolean().optional(),
+  include_undone: boolean().optional().openapi({ description: 'true: undone scans too (a timestamp delta always has them).' }),
 });
 
 /** Who is standing at the door: enough for the screen to greet or refuse them. */
@@ -89,15 +91,31 @@ export const ScanAccepted = z
   })
   .openapi('ScanAccepted');
 
+// The scan's refusals, one schema per HTTP status (`details` is the spec's wording of `status`).
 export const ScanRefused = z
   .object({
     details: z.string(),
-    status: z.string(),
-    checked_in_at: z.string().optional(),
-    checked_in_station: z.string().nullable().optional(),
-    guest: ScanGuest.optional(),
+    status: z.enum([SCAN_STATUS.inactive, SCAN_STATUS.sessionFull, SCAN_STATUS.notRegistered]),
+    guest: ScanGuest,
   })
-  .openapi('ScanRefused');
+  .openapi('ScanRefused', { description: 'A 400 refusal: the guest is inactive, the session full, or the guest not registered for it.' });
+
+export const ScanNotFound = z
+  .object({ details: z.string(), status: z.literal(SCAN_STATUS.notFound) })
+  .openapi('ScanNotFound', { description: 'A 404 refusal: no guest of the event has this barcode, NFC tag or id.' });
+
+export const ScanConflict = z
+  .discriminatedUnion('status', [
+    z.object({
+      details: z.string(),
+      status: z.literal(SCAN_STATUS.alreadyCheckedIn),
+      checked_in_at: z.string().nullable(),
+      checked_in_station: z.string().nullable(),
+      guest: ScanGuest,
+    }),
+    z.object({ details: z.string(), status: z.literal(SCAN_STATUS.notCheckedIn), guest: ScanGuest }),
+  ])
+  .openapi('ScanConflict', { description: 'A 409 refusal: already in (when and where), or scanned out while not in.' });
 
 export const Checkin = z
   .object({

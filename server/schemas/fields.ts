@@ -45,6 +45,9 @@ export function codeText(messages: { empty: string; invalid?: (issue: { input?: 
     .refine(hasNoNul, { error: MSG.nullCharacter });
 }
 
+/** What the document says of a non-blank string: a character that is not whitespace (it is trimmed before its length is counted). */
+const NOT_BLANK = '\\S';
+
 /** A required, non-blank string (surrounding whitespace trimmed). */
 export function requiredText(max = 255) {
   return z
@@ -53,7 +56,8 @@ export function requiredText(max = 255) {
     .trim()
     .min(1, { error: MSG.blank })
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
-    .refine(hasNoNul, { error: MSG.nullCharacter });
+    .refine(hasNoNul, { error: MSG.nullCharacter })
+    .openapi({ pattern: NOT_BLANK });
 }
 
 /** A required string that may be blank (the spec's last_name, email, description). */
@@ -104,7 +108,8 @@ export function optionalEmail() {
     .trim()
     .refine((v) => v === '' || isEmailAddress(v), { error: MSG.invalidEmail })
     .nullish()
-    .transform((v) => (v === '' ? null : v));
+    .transform((v) => (v === '' ? null : v))
+    .openapi({ format: 'email', description: 'An e-mail address (an internationalised domain is taken); "" or null leaves it unset.' });
 }
 
 const INTEGER_STRING = /^-?\d{1,15}$/;
@@ -122,7 +127,10 @@ export function integer() {
 }
 
 export function nonNegativeInteger() {
-  return integer().pipe(z.number().min(0, { error: 'Ensure this value is greater than or equal to 0.' }));
+  // zod-to-openapi documents a pipe by its input: the range it answers is said here.
+  return integer()
+    .pipe(z.number().min(0, { error: 'Ensure this value is greater than or equal to 0.' }))
+    .openapi({ minimum: 0 });
 }
 
 export function number() {
@@ -159,7 +167,7 @@ export function datetime() {
     .string({ error: typeError(MSG.datetimeFormat) })
     .refine(isRealDatetime, { error: MSG.datetimeFormat, abort: true })
     .transform(normaliseDatetime)
-    .openapi({ type: 'string', example: '2026-12-31T20:00' });
+    .openapi({ type: 'string', pattern: DATETIME.source, example: '2026-12-31T20:00', description: 'A wall-clock time `YYYY-MM-DDThh:mm` (seconds allowed); answered with seconds.' });
 }
 
 /** One of fixed values; a missing value is "required", a wrong one gets `invalidMessage`. */
@@ -176,9 +184,18 @@ export const pathId = z
   .regex(/^\d{1,10}$/)
   .transform(Number)
   .pipe(z.number().int().min(1).max(2147483647))
-  .openapi({ type: 'integer' });
+  .openapi({ type: 'integer', minimum: 1, maximum: 2147483647 });
 
 export const IdResponse = z.object({ id: z.number().int() }).openapi('IdResponse');
-export const DetailResponse = z.object({ detail: z.string() }).openapi('DetailResponse');
-export const DetailsResponse = z.object({ details: z.union([z.string(), z.array(z.string())]) }).openapi('DetailsResponse');
-export const FieldErrorsResponse = z.record(z.string(), z.array(z.string())).openapi('FieldErrors');
+// The spec's error bodies, one component each, which every route's error answers are built from.
+export const DetailResponse = z
+  .object({ detail: z.string() })
+  .openapi('Detail', { description: 'One message: `{"detail": "Event not found."}`. Every 401, 403, 413, 415, 429 and 503, and the 400 of a body that is not a JSON object.' });
+export const DetailsResponse = z
+  .object({ details: z.union([z.string(), z.array(z.string())]) })
+  .openapi('Details', { description: 'One message (or several) under `details`, where the spec writes it so: `{"details": "Guest not found."}`.' });
+export const FieldErrorsResponse = z
+  .record(z.string(), z.array(z.string()))
+  .openapi('FieldErrors', {
+    description: 'Refused input, by top-level field: `{"name": ["This field is required."]}`; an error of no one field is under `non_field_errors`.',
+  });
