@@ -141,6 +141,13 @@ export const MSG = {
   csvTooManyColumns: (row: number, limit: number) =>
     `Row ${row} of the CSV file has more than ${limit} columns; Doorlist reads at most ${limit} (the guest fields and one per custom question).`,
   uploadsBusy: (limit: number) => `${limit} files are being uploaded to this laptop already; try again when one has finished.`,
+  uploadsBusyForCaller: (limit: number) =>
+    limit === 1
+      ? 'An upload of yours is still arriving; send the next one when it has finished.'
+      : `${limit} uploads of yours are still arriving; send the next one when one has finished.`,
+  uploadIdle: (seconds: number) => `Nothing of the upload arrived for ${seconds} s, so it was stopped and nothing was saved; send it again.`,
+  uploadTooSlow: (bytesPerSecond: number) =>
+    `The upload arrived slower than ${bytesPerSecond.toLocaleString('en')} bytes a second, so it was stopped and nothing was saved; send it again on a steadier connection.`,
   csvTooManyBadRows: (limit: number, row: number) =>
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,

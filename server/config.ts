@@ -67,6 +67,10 @@ const ConfigSchema = z
     trustProxy: trustProxySetting.optional(),
     /** DOORLIST_CHECK_REPLIES=1 (the test servers): every answer is checked against its declared schema. */
     checkReplies: z.boolean(),
+    /** An upload's body: cut (408) after this long with no byte, or below the minimum rate once the grace has passed. */
+    uploadIdleTimeoutMs: z.coerce.number().int().min(10).max(3_600_000),
+    uploadMinBytesPerSecond: z.coerce.number().int().min(0),
+    uploadGraceMs: z.coerce.number().int().min(10).max(3_600_000),
   })
   .readonly();
 
@@ -114,6 +118,9 @@ export function loadConfig(
     lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
     trustProxy: env.DOORLIST_TRUST_PROXY || undefined,
     checkReplies: ['1', 'true', 'yes'].includes((env.DOORLIST_CHECK_REPLIES ?? '').toLowerCase()),
+    uploadIdleTimeoutMs: env.DOORLIST_UPLOAD_IDLE_TIMEOUT_MS || 20_000,
+    uploadMinBytesPerSecond: env.DOORLIST_UPLOAD_MIN_RATE || 2048,
+    uploadGraceMs: env.DOORLIST_UPLOAD_GRACE_MS || 10_000,
     ...overrides,
   });
   if (!parsed.success) {
