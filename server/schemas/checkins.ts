@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, stationName } from './fields';
+import { boolean, choice, codeText, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, scanTime, scanUid, stationName } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -27,14 +27,9 @@ export const CheckinCreate = z
     session_id: integer().nullish(),
     direction: choice(CHECKIN_DIRECTIONS, MSG.invalidDirection).default('in'),
     // The client's scan id: a replay of the same uid gets the first answer again.
-    uid: z
-      .string({ error: MSG.invalidString })
-      .trim()
-      .min(1, { error: MSG.blank })
-      .max(64, { error: 'Ensure this field has no more than 64 characters.' })
-      .optional(),
+    uid: scanUid().optional(),
     // When the scan happened (UTC), kept as sent so an offline station's queue keeps its times.
-    scanned_at: datetime().optional(),
+    scanned_at: scanTime().optional(),
     station: optionalText(128),
   })
   .superRefine((scan, ctx) => {
