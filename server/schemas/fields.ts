@@ -180,8 +180,8 @@ export function scanUid() {
   return z
     .string({ error: MSG.invalidString })
     .trim()
-    .min(1, { error: MSG.blank })
-    .max(64, { error: 'Ensure this field has no more than 64 characters.' })
+    .min(1, { error: MSG.blank, abort: true })
+    .max(64, { error: 'Ensure this field has no more than 64 characters.', abort: true })
     .regex(/^[\x21-\x7e]+$/, { error: MSG.scanUidInvalid });
 }
 
