@@ -122,8 +122,9 @@ export const SupervisorStats = z
       .array(
         z.object({
           station: z.string().nullable(),
-          health: z.enum(['online', 'offline', 'queued']).openapi({
-            description: 'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither',
+          health: z.enum(['online', 'offline', 'queued', 'left']).openapi({
+            description:
+              'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither, its heartbeats stopped less than 10 minutes ago; left: its heartbeats stopped longer ago, or it was never heard by heartbeat (known from its scans only): not a door that is open',
           }),
           last_scan_at: z.string().nullable().openapi({ description: 'When its latest scan happened (UTC; undone scans too)' }),
           last_seen_at: z.string().nullable().openapi({ description: 'Its latest heartbeat or scan, whichever is later (UTC)' }),
@@ -131,7 +132,7 @@ export const SupervisorStats = z
           scans_recent: z.number().int().openapi({ description: 'Its standing scans of the last recent_minutes' }),
         }),
       )
-      .openapi({ description: 'Every station that scanned or sent a heartbeat, offline ones first, then by name' }),
+      .openapi({ description: "Every station that scanned or sent a heartbeat (a renamed one's scans under its new name), offline ones first, those that left last, then by name" }),
     latest: z
       .array(
         z.object({
@@ -187,5 +188,8 @@ export const StatsQuery = z.object({
   station: stationName()
     .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
   queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
+  previous_station: stationName().openapi({
+    description: "The polling station's name until now (renamed in its settings): the old name's history shows under the new one. Taken only from the caller that beat under the old name",
+  }),
   supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),
 });
