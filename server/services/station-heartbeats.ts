@@ -16,7 +16,8 @@ export const LEFT_AFTER_MS = 10 * 60_000;
 // Stations remembered per event, and per caller (key or user) of it: past either the longest
 // silent is forgotten, so however many names one door key invents it holds few rows.
 const MAX_STATIONS = 200;
-export const MAX_STATIONS_PER_CALLER = 20;
+// A venue may run all its doors on one shared door key: 64 leaves room for a large one.
+export const MAX_STATIONS_PER_CALLER = 64;
 
 export type StationHealth = 'online' | 'offline' | 'queued';
 export type StationPresence = StationHealth | 'left';

@@ -117,15 +117,6 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
           ) : (
             <StationsTable stations={open} label={t('supervisor.stations')} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
           )}
-          {left.length > 0 && (
-            <details className="sv-left" data-testid="sv-left">
-              <summary>
-                {t('supervisor.stationsLeft')} <span className="muted">({left.length})</span>
-              </summary>
-              <p className="muted">{t('supervisor.stationsLeftHint')}</p>
-              <StationsTable stations={left} label={t('supervisor.stationsLeft')} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
-            </details>
-          )}
           <h3>{t('supervisor.byType')}</h3>
           <ProgressTable
             nameHeading={t('fields.registrationType')}
@@ -155,6 +146,15 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
                 t={t}
               />
             </>
+          )}
+          {left.length > 0 && (
+            <details className="sv-left" data-testid="sv-left">
+              <summary>
+                {t('supervisor.stationsLeft')} <span className="muted">({left.length})</span>
+              </summary>
+              <p className="muted">{t('supervisor.stationsLeftHint')}</p>
+              <StationsTable stations={left} label={t('supervisor.stationsLeft')} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
+            </details>
           )}
         </div>
       </div>
