@@ -71,6 +71,11 @@ const ConfigSchema = z
     uploadIdleTimeoutMs: z.coerce.number().int().min(10).max(3_600_000),
     uploadMinBytesPerSecond: z.coerce.number().int().min(0),
     uploadGraceMs: z.coerce.number().int().min(10).max(3_600_000),
+    /**
+     * DOORLIST_TEST_IMPORT_WAIT_MS (tests only): how long an event-file import waits for another
+     * import of the same event before answering 409 (30 s when unset).
+     */
+    importWaitMs: z.coerce.number().int().min(0).optional(),
   })
   .readonly();
 
@@ -121,6 +126,7 @@ export function loadConfig(
     uploadIdleTimeoutMs: env.DOORLIST_UPLOAD_IDLE_TIMEOUT_MS || 20_000,
     uploadMinBytesPerSecond: env.DOORLIST_UPLOAD_MIN_RATE || 2048,
     uploadGraceMs: env.DOORLIST_UPLOAD_GRACE_MS || 10_000,
+    importWaitMs: env.DOORLIST_TEST_IMPORT_WAIT_MS || undefined,
     ...overrides,
   });
   if (!parsed.success) {

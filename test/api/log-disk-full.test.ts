@@ -8,17 +8,9 @@ import { FATAL_EXIT_CODE } from '../../server/fatal-faults';
 import { SafeDestination } from '../../server/log-destination';
 import { ADMIN } from '../helpers/server';
 import { call, signIn } from '../helpers/server-process';
+import { eventually } from '../helpers/eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  for (const started = Date.now(); ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() - started < ms, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A tiny tmpfs, or why there cannot be one here. */
 function mountTinyDisk(dir: string): string | undefined {
@@ -104,7 +96,7 @@ describe('a log on a full disk', { skip }, () => {
   let filler: string;
   before(async () => {
     server = startLoggingToDisk('serve');
-    baseUrl = await until('the ready line in the log', () => /Doorlist listening on (http:\/\/\S+)/.exec(server.log())?.[1]);
+    baseUrl = await eventually('the ready line in the log', () => /Doorlist listening on (http:\/\/\S+)/.exec(server.log())?.[1]);
     baseUrl += '/api/v1';
     filler = fillDisk(disk);
   });
@@ -113,11 +105,11 @@ describe('a log on a full disk', { skip }, () => {
   it('keeps answering when its log lines cannot be written, says so once on stderr, and counts them when it can write again', async () => {
     const token = await signIn(baseUrl);
     for (let i = 0; i < 20; i++) assert.equal((await call(baseUrl, 'GET', '/groups', { token })).status, 200);
-    await until('the note on stderr', () => (server.stderr().includes("Doorlist's log cannot be written (ENOSPC)") ? true : undefined));
+    await eventually('the note on stderr', () => (server.stderr().includes("Doorlist's log cannot be written (ENOSPC)") ? true : undefined));
     assert.equal(server.stderr().match(/cannot be written/g)?.length, 1);
     fs.rmSync(filler);
     assert.equal((await call(baseUrl, 'GET', '/groups', { token })).status, 200);
-    const note = await until('the count of dropped lines in the log', () => server.log().split('\n').find((line) => line.includes('"dropped"')));
+    const note = await eventually('the count of dropped lines in the log', () => server.log().split('\n').find((line) => line.includes('"dropped"')));
     assert.ok(JSON.parse(note).dropped >= 20, note);
     assert.match(server.stderr(), /Doorlist's log can be written again; \d+ lines were dropped meanwhile\./);
     filler = fillDisk(disk);
@@ -135,7 +127,7 @@ describe('a log on a full disk', { skip }, () => {
     fs.rmSync(filler, { force: true });
     const second = startLoggingToDisk('second');
     try {
-      const url = await until('the ready line in the log', () => /Doorlist listening on (http:\/\/\S+)/.exec(second.log())?.[1]);
+      const url = await eventually('the ready line in the log', () => /Doorlist listening on (http:\/\/\S+)/.exec(second.log())?.[1]);
       filler = fillDisk(disk);
       assert.equal((await call(`${url}/api/v1`, 'GET', '/groups', { token: await signIn(`${url}/api/v1`) })).status, 200);
       second.child.kill('SIGTERM');
@@ -155,7 +147,7 @@ describe('SafeDestination', () => {
       destination.write('{"msg":"one"}\n');
       destination.write('{"msg":"two"}\n');
       destination.flushSync();
-      await until('both lines dropped', () => (destination.dropped === 2 ? true : undefined));
+      await eventually('both lines dropped', () => (destination.dropped === 2 ? true : undefined));
       assert.deepEqual(notes, ["Doorlist's log cannot be written (EBADF): its lines are dropped, and counted, until it can.\n"]);
     } finally {
       fs.closeSync(readOnly);
