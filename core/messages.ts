@@ -43,6 +43,9 @@ export const MSG = {
   invalidString: 'Not a valid string.',
   invalidList: 'Expected a list of items.',
   datetimeFormat: 'Datetime has wrong format; use YYYY-MM-DDThh:mm',
+  scanTimeOutOfRange: "A scan's time must lie between 2000-01-01 and one day past this laptop's clock.",
+  scanUidInvalid: 'A scan uid is letters, digits and punctuation, without spaces or control characters.',
+  uuidInvalid: 'Must be a UUID.',
   invalidGroupType: `Invalid type; valid: ${GROUP_TYPES.join(', ')}`,
   invalidParentId: 'Invalid parent_id.',
   invalidTimezone: `Invalid timezone; valid: ${TIMEZONES.join(', ')}`,
@@ -142,6 +145,13 @@ export const MSG = {
   csvTooManyColumns: (row: number, limit: number) =>
     `Row ${row} of the CSV file has more than ${limit} columns; Doorlist reads at most ${limit} (the guest fields and one per custom question).`,
   uploadsBusy: (limit: number) => `${limit} files are being uploaded to this laptop already; try again when one has finished.`,
+  uploadsBusyForCaller: (limit: number) =>
+    limit === 1
+      ? 'An upload of yours is still arriving; send the next one when it has finished.'
+      : `${limit} uploads of yours are still arriving; send the next one when one has finished.`,
+  uploadIdle: (seconds: number) => `Nothing of the upload arrived for ${seconds} s, so it was stopped and nothing was saved; send it again.`,
+  uploadTooSlow: (bytesPerSecond: number) =>
+    `The upload arrived slower than ${bytesPerSecond.toLocaleString('en')} bytes a second, so it was stopped and nothing was saved; send it again on a steadier connection.`,
   csvTooManyBadRows: (limit: number, row: number) =>
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,

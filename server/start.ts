@@ -15,6 +15,7 @@ import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
+import { noteOnStderr, printLine } from './log-destination';
 import { SyncFollower, syncTiming } from './sync';
 import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
 
@@ -145,15 +146,15 @@ async function startLanHttps(lan: LanShare, config: Config, logger: Logger) {
   if (isLoopbackHost(config.host)) return undefined;
   return lan.serveHttps(config.host).catch((err: Error) => {
     logger.warn({ err }, 'HTTPS for the LAN could not start');
-    process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
+    noteOnStderr(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
     return undefined;
   });
 }
 
 /** The ready lines on stdout (the desktop app and scripts wait for the first). */
 function announce(url: string, secure: { urls: string[]; fingerprint: string } | undefined, lan: LanShare): void {
-  process.stdout.write(`Doorlist listening on ${url}\n`);
-  if (secure) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})\n`);
+  printLine(`Doorlist listening on ${url}`);
+  if (secure) printLine(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})`);
 }
 
 /**

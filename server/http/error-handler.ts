@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
 import { HttpError } from './errors';
 import { MSG } from '../../core/messages';
@@ -25,7 +25,10 @@ function isJsonButNotObject(raw: unknown): boolean {
 }
 
 /** The single place that writes an error response. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => writeError(err, req, res);
+
+/** The error handler's answer, for what must answer before its handler ends (an upload cut for being slow). */
+export function writeError(err: unknown, req: Request, res: Response): void {
   // A client that hung up (a phone leaving Wi-Fi mid-download) is no failure of ours.
   if (res.destroyed || req.socket?.destroyed === true) {
     requestLog(req)?.info({ code: (err as { code?: unknown })?.code }, 'client went away before the answer was whole');
@@ -52,7 +55,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // carry another: the client is told to open a new one rather than wait on this one.
   if (req.destroyed) res.setHeader('Connection', 'close');
   res.status(status).json(body);
-};
+}
 
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: MSG.notFound });

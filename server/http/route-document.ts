@@ -28,7 +28,7 @@ interface Declaration {
   documentedBody?: ZodType;
   bodyAlsoFromQuery?: boolean;
   jsonOnly?: boolean;
-  rawBody?: { contentType: string; description: string };
+  rawBody?: { contentType: string; description: string; pool?: string };
   responses: Record<number, string | ResponseConfig>;
 }
 
@@ -58,7 +58,7 @@ const ACCESS_NOTES: Record<Access, string> = {
   'signed-in-admin': 'A signed-in administrator of this laptop; never an API key.',
 };
 
-const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '429', '503'];
+const ERROR_STATUSES = ['400', '401', '403', '404', '408', '409', '413', '415', '429', '503'];
 
 function jsonReply(schema: ZodType, description: string): ResponseConfig {
   return { description, content: { 'application/json': { schema } } };
@@ -121,7 +121,11 @@ export function responseConfigs(def: Declaration, access: Access): Record<string
   if (def.jsonOnly) out['415'] ??= jsonReply(DetailResponse, MSG.jsonOnly);
   // The JSON parser reads a body on every route before the route does; an upload sets its own limit.
   out['413'] ??= jsonReply(DetailResponse, def.rawBody ? 'The upload is larger than this laptop takes' : `${MSG.bodyTooLarge} (a JSON body over 1 MB)`);
-  if (def.rawBody) out['503'] ??= jsonReply(DetailResponse, MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS));
+  if (def.rawBody) {
+    out['503'] ??= jsonReply(DetailResponse, MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS));
+    out['429'] ??= jsonReply(DetailResponse, MSG.uploadsBusyForCaller(1));
+    out['408'] ??= jsonReply(DetailResponse, `${MSG.uploadIdle(20)} Or: ${MSG.uploadTooSlow(2048)} (the bounds are settings)`);
+  }
   out['503'] = withBodies(out['503'], `${MSG.databaseBusy} / ${MSG.databaseUnavailable}`, [DetailResponse]);
   if (!def.public) {
     out['401'] ??= jsonReply(DetailResponse, MSG.sessionExpired);

@@ -12,7 +12,9 @@ import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
 import { DECLARED_REPLIES, replyDrift } from './reply-check';
-import { UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
+import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadPool } from './upload-slots';
+import { watchUploadPace } from './upload-body';
+import { writeError } from './error-handler';
 import type { LanShare } from '../lan';
 import { routeTable } from './methods';
 import { type ApiTag } from './openapi';
@@ -82,8 +84,11 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   jsonOnly?: boolean;
   /** The spec documents some bodies as query parameters: accept both, the body winning. */
   bodyAlsoFromQuery?: boolean;
-  /** Set when the handler reads the raw request itself (file uploads). */
-  rawBody?: { contentType: string; description: string };
+  /**
+   * Set when the handler reads the raw request itself (file uploads): it takes an upload slot
+   * of `pool` (imports unless said) for the caller, and its body is held to the upload pace.
+   */
+  rawBody?: { contentType: string; description: string; pool?: UploadPool };
   /**
    * The body as the document shows it, where that is not `body`: one a handler reads itself (sign-in
    * answers every refusal alike), or one whose field the spec leaves out (SessionUpdate's create-only capacity).
@@ -192,14 +197,36 @@ function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; bo
   return { query, body: parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw) };
 }
 
-/** One of the app's upload slots, or the 503 that tells the client to come back. */
-function takeUploadSlot(uploads: UploadSlots, res: Response): () => void {
-  const release = uploads.take();
-  if (release) return release;
+/** One of the app's upload slots for this caller, or the 429 / 503 that tells the client to come back. */
+function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, res: Response): () => void {
+  const answer = uploads.take(pool, `${caller.kind}:${caller.id}`);
+  if ('release' in answer) return answer.release;
   // The body is not read: the connection closes after the answer instead.
   res.setHeader('Connection', 'close');
   res.setHeader('Retry-After', String(UPLOAD_RETRY_AFTER_S));
-  throw new HttpError(503, { detail: MSG.uploadsBusy(uploads.limit) });
+  if (answer.refused === 'caller') throw new HttpError(429, { detail: MSG.uploadsBusyForCaller(answer.limit) });
+  throw new HttpError(503, { detail: MSG.uploadsBusy(answer.limit) });
+}
+
+/**
+ * An upload's slot, held to the upload pace: a body that stalls or trickles is answered 408 at
+ * once (its connection then closed) and its slot freed, while its handler unwinds on the cut.
+ */
+function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: RouteDeps, caller: Caller, req: Request, res: Response): () => void {
+  const release = takeUploadSlot(uploads, pool, caller, res);
+  const { uploadIdleTimeoutMs: idleMs, uploadMinBytesPerSecond: minBytesPerSecond, uploadGraceMs: graceMs } = deps.config;
+  const stopWatching = watchUploadPace(req, { idleMs, minBytesPerSecond, graceMs }, ({ reason, error }) => {
+    if (res.headersSent) return;
+    release();
+    deps.logger.warn({ reason, method: req.method, path: req.path }, 'upload cut: its body arrived too slowly');
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => req.destroy());
+    writeError(error, req, res);
+  });
+  return () => {
+    stopWatching();
+    release();
+  };
 }
 
 /** Test servers only (config.checkReplies): an answer that drifted from its documentation fails loudly. */
@@ -261,7 +288,7 @@ export function resourceRouter(deps: RouteDeps) {
       // Role before any input is read: a caller who may not do this learns nothing from its body.
       if (!def.public) await authorize(deps.db, caller, access, params as ScopeParams);
       const { query, body } = parseQueryAndBody(def, req);
-      const release = def.rawBody ? takeUploadSlot(uploads, res) : undefined;
+      const release = def.rawBody ? holdUpload(uploads, def.rawBody.pool ?? 'import', deps, caller, req, res) : undefined;
       let reply: Reply | void;
       try {
         reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);

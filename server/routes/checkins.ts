@@ -129,7 +129,7 @@ export function checkinsRouter(deps: RouteDeps) {
     // every answered write, and no scan waits for it.
     handler: async ({ params, query, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0);
+      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0, scannerOf(caller), query.previous_station);
       const body = await readSnapshot(deps.readDb, async (trx) => {
         const door = await eventStats(trx, event.id);
         return query.supervisor ? { ...door, supervisor: await supervisorBlock(trx, event.id, door, heartbeats) } : door;

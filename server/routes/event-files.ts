@@ -9,6 +9,7 @@ import { DetailResponse, DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
+import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
 /** An event file of 100k guests is tens of megabytes; this leaves room for far larger ones. */
@@ -82,8 +83,10 @@ export function eventFilesRouter(deps: RouteDeps) {
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
       413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ query, caller, req }) => {
+    handler: async ({ query, caller, req, res }) => {
       if (req.is(PARSED_TYPES)) throw new ValidationError({ detail: MSG.eventFileContentType });
+      // Not gzip is not an event file: refused before a byte of it reaches the disk.
+      await expectLeadingBytes(req, res, GZIP_MAGIC, MSG.eventFileForeign);
       const file = tempEventFile();
       try {
         await spoolBody(req, file, EVENT_FILE_MAX_BYTES);

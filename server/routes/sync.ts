@@ -10,6 +10,7 @@ import { SyncChangesQuery, SyncConflict, SyncCreate, SyncCreated, SyncDoubleAdmi
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
+import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { nowIso } from '../../core/time';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
@@ -183,16 +184,17 @@ export function syncRouter(deps: RouteDeps) {
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
-    rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file" },
+    rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file", pool: 'sync' },
     responses: {
       200: { description: 'Merged', content: { 'application/json': { schema: EventFileImportResult } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ params, caller, req }) => {
+    handler: async ({ params, caller, req, res }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       if (req.is(['application/json', 'application/*+json', 'application/x-www-form-urlencoded', 'text/*'])) {
         throw new ValidationError({ detail: MSG.eventFileContentType });
       }
+      await expectLeadingBytes(req, res, GZIP_MAGIC, MSG.eventFileForeign);
       const file = tempEventFile();
       try {
         await spoolBody(req, file, EVENT_FILE_MAX_BYTES);

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, stationName } from './fields';
+import { boolean, choice, codeText, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, scanTime, scanUid, stationName } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -27,14 +27,9 @@ export const CheckinCreate = z
     session_id: integer().nullish(),
     direction: choice(CHECKIN_DIRECTIONS, MSG.invalidDirection).default('in'),
     // The client's scan id: a replay of the same uid gets the first answer again.
-    uid: z
-      .string({ error: MSG.invalidString })
-      .trim()
-      .min(1, { error: MSG.blank })
-      .max(64, { error: 'Ensure this field has no more than 64 characters.' })
-      .optional(),
+    uid: scanUid().optional(),
     // When the scan happened (UTC), kept as sent so an offline station's queue keeps its times.
-    scanned_at: datetime().optional(),
+    scanned_at: scanTime().optional(),
     station: optionalText(128),
   })
   .superRefine((scan, ctx) => {
@@ -145,8 +140,9 @@ export const SupervisorStats = z
       .array(
         z.object({
           station: z.string().nullable(),
-          health: z.enum(['online', 'offline', 'queued']).openapi({
-            description: 'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither',
+          health: z.enum(['online', 'offline', 'queued', 'left']).openapi({
+            description:
+              'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither, its heartbeats stopped less than 10 minutes ago; left: its heartbeats stopped longer ago, or it was never heard by heartbeat (known from its scans only): not a door that is open',
           }),
           last_scan_at: z.string().nullable().openapi({ description: 'When its latest scan happened (UTC; undone scans too)' }),
           last_seen_at: z.string().nullable().openapi({ description: 'Its latest heartbeat or scan, whichever is later (UTC)' }),
@@ -154,7 +150,7 @@ export const SupervisorStats = z
           scans_recent: z.number().int().openapi({ description: 'Its standing scans of the last recent_minutes' }),
         }),
       )
-      .openapi({ description: 'Every station that scanned or sent a heartbeat, offline ones first, then by name' }),
+      .openapi({ description: "Every station that scanned or sent a heartbeat (a renamed one's scans under its new name), offline ones first, those that left last, then by name" }),
     latest: z
       .array(
         z.object({
@@ -210,5 +206,8 @@ export const StatsQuery = z.object({
   station: stationName()
     .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
   queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
+  previous_station: stationName().openapi({
+    description: "The polling station's name until now (renamed in its settings): the old name's history shows under the new one. Taken only from the caller that beat under the old name",
+  }),
   supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),
 });

@@ -151,14 +151,51 @@ export function boolean() {
   );
 }
 
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
+const DATE_AND_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
 
-function isRealDatetime(value: string): boolean {
-  const m = DATETIME.exec(value);
+/** Whether the `YYYY-MM-DD[Thh:mm[:ss]]` a value starts with exists: 30 February and 24:00 do not. */
+export function isRealDateAndTime(value: string): boolean {
+  const m = DATE_AND_TIME.exec(value);
   if (!m) return false;
-  const [, y, mo, d, h, mi, s] = m.map(Number);
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s || 0));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && (s || 0) < 60;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
+}
+
+const isRealDatetime = (value: string) => DATETIME.test(value) && isRealDateAndTime(value);
+
+/** The earliest a scan may have happened, and how far past the server's clock (a door's clock runs fast). */
+export const SCAN_TIME_EARLIEST = '2000-01-01T00:00:00';
+export const SCAN_TIME_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a scan's time (UTC, `YYYY-MM-DDThh:mm:ss`, a zone allowed) is one a door could have seen. */
+export function isPlausibleScanTime(value: string, nowMs = Date.now()): boolean {
+  const ms = Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+  return ms >= Date.parse(`${SCAN_TIME_EARLIEST}Z`) && ms <= nowMs + SCAN_TIME_AHEAD_MS;
+}
+
+/** When a scan happened (UTC): the spec's Datetime, from 2000 to a day past the server's clock. */
+export function scanTime() {
+  return datetime().refine((value) => isPlausibleScanTime(value), { error: MSG.scanTimeOutOfRange });
+}
+
+/**
+ * A client's scan id: 1 to 64 characters of printable ASCII, no spaces or control characters
+ * (a door screen sends a UUID). A replay of the same uid gets the first answer again.
+ */
+export function scanUid() {
+  return z
+    .string({ error: MSG.invalidString })
+    .trim()
+    .min(1, { error: MSG.blank, abort: true })
+    .max(64, { error: 'Ensure this field has no more than 64 characters.', abort: true })
+    .regex(/^[\x21-\x7e]+$/, { error: MSG.scanUidInvalid });
+}
+
+/** A record's uid as Doorlist makes them: a UUID in its canonical text form. */
+export function uuid() {
+  return z.string({ error: MSG.invalidString }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: MSG.uuidInvalid });
 }
 
 /** The spec's Datetime: `YYYY-MM-DDThh:mm` (seconds allowed), stored with seconds. */
