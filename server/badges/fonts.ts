@@ -50,10 +50,15 @@ const loaded = new Map<string, fontkit.Font>();
  * fontkit keeps the first glyph object it makes for an id, with the characters it was made for,
  * and PDFKit's text layer (ToUnicode) reads them: made first as part of another (the "u" in a
  * composite "ụ" or "ű", the hyphen in a decomposed form), "u" read back as "ụ" or as nothing
- * in every later PDF ("R th"). About 0.1 s a font, once.
+ * in every later PDF ("R th"). About 0.1 s a font, once, in the badge worker.
  */
 function glyphsFromCharacterMap(font: fontkit.Font): void {
-  for (const codePoint of font.characterSet) font.glyphForCodePoint(codePoint);
+  for (const codePoint of font.characterSet) {
+    // Compatibility characters (Arabic presentation forms, the fi ligature, Kangxi radicals)
+    // share the glyphs of the letters they stand for: those glyphs read back as the letters.
+    const char = String.fromCodePoint(codePoint);
+    if (char.normalize('NFKC') === char) font.glyphForCodePoint(codePoint);
+  }
 }
 
 export function fontName(family: FontFamily, weight: FontWeight): string {

@@ -15,6 +15,7 @@ import { isLostConnection } from '../../db/errors';
 import { replyDrift } from './reply-check';
 import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
 import type { LanShare } from '../lan';
+import type { BadgePrinting } from '../badges/print';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
@@ -35,6 +36,8 @@ export interface RouteDeps {
   logger: Logger;
   /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
   lan: LanShare;
+  /** The badge worker and the bounds on badge requests. */
+  badges: BadgePrinting;
 }
 
 export interface Reply {
