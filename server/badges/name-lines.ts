@@ -1,16 +1,15 @@
 /**
  * How a name is set on a badge, as pure rules over a width function (widths at 1 pt, so they
- * scale with the size): a name goes on as few lines as keep it at its largest size, wrapping at
- * spaces and after hyphens (up to `maxLines`) before it is set smaller than `min`; the lines of
- * a name take one size, so they read as one name.
+ * scale with the size): each name (first, last) wraps at spaces and after hyphens onto up to
+ * `maxLines` lines, the cuts chosen that keep the names nearest a readable size once the
+ * block fits its height, so a name wraps before it is set smaller than the minimum; the lines
+ * of a name take one size, so they read as one name.
  */
 export interface NameRule {
   /** The block's width, points. */
   width: number;
   /** The largest size, points. */
   max: number;
-  /** The size it wraps to stay at (the smallest readable capitals), points. */
-  min: number;
   maxLines: number;
 }
 
@@ -19,7 +18,7 @@ export interface NameFit {
   size: number;
 }
 
-// A one-line name smaller than this share of its largest size is wrapped instead, even above `min`.
+// A name under this share of its largest size wraps if it can, even above the minimum.
 const WRAP_BELOW = 0.6;
 // A space between words, in ems (an estimate: lines are measured whole once chosen).
 const SPACE_EM = 0.26;
@@ -64,24 +63,64 @@ function balanced(tokens: string[], widths: number[], count: number): { lines: s
 }
 
 /**
- * The lines and size of one name: one line when it stays above WRAP_BELOW of `max` and above
- * `min`; otherwise the fewest lines (up to `maxLines`) that keep it there; failing that, the
- * cut into `maxLines` that keeps it largest.
+ * The ways to set one name: on 1 to `maxLines` lines (the most balanced cut for each), each
+ * with the size its widest line allows (at most `max`). A name with fewer places to break has
+ * fewer ways.
  */
-export function fitName(text: string, widthOf: (line: string) => number, rule: NameRule): NameFit {
+export function nameCuts(text: string, widthOf: (line: string) => number, rule: NameRule): NameFit[] {
   const tokens = nameTokens(text);
-  if (tokens.length === 0) return { lines: [], size: 0 };
+  if (tokens.length === 0) return [];
   const widths = tokens.map((t) => widthOf(t.trim()));
-  const sizeOf = (lines: string[]) => Math.min(rule.max, ...lines.map((line) => rule.width / widthOf(line)));
-  const wanted = Math.max(rule.min, rule.max * WRAP_BELOW);
-  let best: NameFit | undefined;
+  const cuts: NameFit[] = [];
   for (let count = 1; count <= Math.min(rule.maxLines, tokens.length); count++) {
     const { lines } = count === 1 ? { lines: [tokens.join('').trim()] } : balanced(tokens, widths, count);
-    const fit = { lines, size: sizeOf(lines) };
-    if (fit.size >= Math.min(wanted, rule.max)) return fit;
-    if (!best || fit.size > best.size) best = fit;
+    if (cuts.some((cut) => cut.lines.length === lines.length)) continue;
+    cuts.push({ lines, size: Math.min(rule.max, ...lines.map((line) => rule.width / widthOf(line))) });
   }
-  return best!;
+  return cuts;
+}
+
+/** One name's ways to be set, and the size past which it reads well enough (more is not needed). */
+export interface NameChoice {
+  cuts: NameFit[];
+  enough: number;
+}
+
+/** The size a name wraps to reach: `min`, or WRAP_BELOW of its largest size if that is more. */
+export function enoughSize(max: number, min: number): number {
+  return Math.min(max, Math.max(min, max * WRAP_BELOW));
+}
+
+/**
+ * The cut of each name (first, last) that, once the block fits its height, brings the name
+ * furthest from its `enough` size nearest it, then both names together; among cuts as good,
+ * the one with fewer lines, then the one whose smallest line is largest. So a name wraps rather than
+ * shrinks below `enough`, and stays on one line when it reads well there.
+ */
+export function chooseCuts(names: NameChoice[], lineHeight: number, height: number, min: number): { fits: NameFit[]; sizes: number[] } {
+  type Scored = { fits: NameFit[]; sizes: number[]; worst: number; reach: number; lines: number; smallest: number };
+  const better = (a: Scored, b: Scored) => {
+    if (Math.abs(a.worst - b.worst) > 0.01) return a.worst > b.worst;
+    if (Math.abs(a.reach - b.reach) > 0.01) return a.reach > b.reach;
+    if (a.lines !== b.lines) return a.lines < b.lines;
+    return a.smallest > b.smallest;
+  };
+  let best: Scored | undefined;
+  const combos = names.reduce<NameFit[][]>((all, name) => all.flatMap((combo) => name.cuts.map((cut) => [...combo, cut])), [[]]);
+  for (const fits of combos) {
+    const sizes = fitHeight(
+      fits.flatMap((fit) => fit.lines.map(() => fit.size)),
+      lineHeight,
+      height,
+      min,
+    );
+    let at = 0;
+    const reaches = fits.map((fit, i) => Math.min(1, sizes[(at += fit.lines.length) - 1] / names[i].enough));
+    const reach = reaches.reduce((a, b) => a + b, 0);
+    const scored = { fits, sizes, worst: Math.min(...reaches), reach, lines: sizes.length, smallest: Math.min(...sizes) };
+    if (!best || better(scored, best)) best = scored;
+  }
+  return best ? { fits: best.fits, sizes: best.sizes } : { fits: [], sizes: [] };
 }
 
 /**

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { BADGE_PAGE_POINTS, type BadgeSize } from '../../core/badges';
 import type { BadgeGuest } from '../../db/repositories/badge-prints';
 import { fontName, loadFont, textRuns, visualOrder, type DrawnRun, type FontFamily, type FontWeight } from './fonts';
-import { fitHeight, fitName } from './name-lines';
+import { chooseCuts, enoughSize, nameCuts } from './name-lines';
 
 /**
  * One badge per page, laid out for its label: the first name as large as the label allows
@@ -54,9 +54,9 @@ function layoutOf(size: BadgeSize): Layout {
     case '62x100mm': {
       const m = 10;
       return {
-        name: { x: m, top: 10, width: w - 2 * m, height: 102, first: 32, last: 26 },
-        company: { x: m, y: 126, width: w - 2 * m, size: 12 },
-        qr: { x: (w - 80) / 2, y: 134, side: 80 },
+        name: { x: m, top: 8, width: w - 2 * m, height: 118, first: 32, last: 26 },
+        company: { x: m, y: 139, width: w - 2 * m, size: 12 },
+        qr: { x: (w - 68) / 2, y: 147, side: 68 },
         band: { x: 0, y: h - 58, width: w, height: 38, size: 14 },
       };
     }
@@ -145,42 +145,51 @@ export function sizeForCapHeight(mm: number): number {
   return (mm * MM) / (font.capHeight / font.unitsPerEm);
 }
 
-/** A name as set: its lines (measured) at one size, and the text it reads as. */
-interface SetName {
+/** A name as set: the text it reads as, its lines and each line's size. */
+export interface SetName {
   text: string;
-  lines: Measured[];
-  size: number;
+  lines: string[];
+  sizes: number[];
 }
 
 /**
- * The first and last name, each as large as the block allows: a name too long for one line
- * wraps (at spaces and after hyphens) onto up to three before it is set below MIN_CAP_MM, and
- * the block fits its height by shrinking the largest lines first. Nothing is ever cut.
+ * The first and last name on a label, each as large as the block allows: a name too long for
+ * one line wraps (at spaces and after hyphens) onto up to three before it is set below
+ * MIN_CAP_MM, and the block fits its height by shrinking the largest lines first. `widthOf`
+ * gives a line's width at 1 pt.
  */
-function drawName(doc: Doc, used: Set<string>, guest: BadgeGuest, block: NameBlock): void {
+export function namePlan(size: BadgeSize, guest: Pick<BadgeGuest, 'first_name' | 'last_name'>, widthOf: (line: string) => number): SetName[] {
+  const block = layoutOf(size).name;
+  const parts = [
+    { text: guest.first_name.trim(), max: block.first },
+    { text: guest.last_name.trim(), max: block.last },
+  ].filter((part) => widthOf(part.text) > 0);
   const min = sizeForCapHeight(MIN_CAP_MM);
-  const names: SetName[] = [];
-  for (const [name, max] of [[guest.first_name, block.first], [guest.last_name, block.last]] as const) {
-    const widthOf = (line: string) => measure(doc, used, line, 'bold').width;
-    const fit = fitName(name, widthOf, { width: block.width, max, min: Math.min(min, max), maxLines: NAME_MAX_LINES });
-    if (fit.lines.length === 0) continue;
-    const lines = fit.lines.map((line) => measure(doc, used, line, 'bold')).filter((line) => line.runs.length > 0);
-    if (lines.length > 0) names.push({ text: name.trim(), lines, size: fit.size });
-  }
-  const sizes = fitHeight(names.flatMap((n) => n.lines.map(() => n.size)), LINE_HEIGHT, block.height, min);
-  const height = sizes.reduce((sum, size) => sum + size * LINE_HEIGHT, 0);
-  let top = block.top + (block.height - height) / 2;
+  const choices = parts.map((part) => ({
+    cuts: nameCuts(part.text, widthOf, { width: block.width, max: part.max, maxLines: NAME_MAX_LINES }),
+    enough: enoughSize(part.max, min),
+  }));
+  const { fits, sizes } = chooseCuts(choices, LINE_HEIGHT, block.height, min);
   let index = 0;
+  return fits.map((fit, i) => ({ text: parts[i].text, lines: fit.lines, sizes: fit.lines.map(() => sizes[index++]) }));
+}
+
+/** The name block drawn as namePlan sets it, centred in its height. Nothing is ever cut. */
+function drawName(doc: Doc, used: Set<string>, guest: BadgeGuest, size: BadgeSize): void {
+  const block = layoutOf(size).name;
+  const names = namePlan(size, guest, (line) => measure(doc, used, line, 'bold').width);
+  const height = names.reduce((sum, n) => sum + n.sizes.reduce((a, b) => a + b * LINE_HEIGHT, 0), 0);
+  let top = block.top + (block.height - height) / 2;
   for (const name of names) {
     // A name on several lines is one span of text for PDF readers: it reads back as typed
     // (pdftotext and search would otherwise drop the hyphen at a line's end).
     const span = name.lines.length > 1;
     if (span) doc.markContent('Span', { actual: name.text } as PDFKit.Mixins.MarkingOptions);
-    for (const line of name.lines) {
-      const size = sizes[index++];
-      drawMeasured(doc, used, line, 'bold', block.x, block.width, top + size * 0.98, size);
-      top += size * LINE_HEIGHT;
-    }
+    name.lines.forEach((line, i) => {
+      const lineSize = name.sizes[i];
+      drawMeasured(doc, used, measure(doc, used, line, 'bold'), 'bold', block.x, block.width, top + lineSize * 0.98, lineSize);
+      top += lineSize * LINE_HEIGHT;
+    });
     if (span) endSpan(doc);
   }
 }
@@ -236,7 +245,7 @@ export function badgeDocument(size: BadgeSize, title: string): BadgeDocument {
     add(guest) {
       doc.addPage({ size: [...BADGE_PAGE_POINTS[size]], margin: 0 });
       doc.fillColor('black');
-      drawName(doc, used, guest, layout.name);
+      drawName(doc, used, guest, size);
       if (guest.company) {
         doc.fillColor('#333333');
         drawLine(doc, used, guest.company, 'regular', layout.company);
