@@ -49,7 +49,11 @@ function handle(message: ToWorker): void {
     return;
   }
   const job = open.get(message.job);
-  if (!job) return;
+  if (!job) {
+    // A document whose opening failed: its next request is answered, never left waiting.
+    if (message.op !== 'drop') answer({ op: 'failed', job: message.job, message: 'the document could not be opened' });
+    return;
+  }
   if (message.op === 'drop') {
     open.delete(message.job);
   } else if (message.op === 'draw') {
