@@ -67,6 +67,11 @@ const ConfigSchema = z
     trustProxy: trustProxySetting.optional(),
     /** DOORLIST_CHECK_REPLIES=1 (the test servers): every answer is checked against its declared schema. */
     checkReplies: z.boolean(),
+    /**
+     * DOORLIST_TEST_IMPORT_WAIT_MS (tests only): how long an event-file import waits for another
+     * import of the same event before answering 409 (30 s when unset).
+     */
+    importWaitMs: z.coerce.number().int().min(0).optional(),
   })
   .readonly();
 
@@ -114,6 +119,7 @@ export function loadConfig(
     lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
     trustProxy: env.DOORLIST_TRUST_PROXY || undefined,
     checkReplies: ['1', 'true', 'yes'].includes((env.DOORLIST_CHECK_REPLIES ?? '').toLowerCase()),
+    importWaitMs: env.DOORLIST_TEST_IMPORT_WAIT_MS || undefined,
     ...overrides,
   });
   if (!parsed.success) {

@@ -29,6 +29,8 @@ export interface RunningServer {
   lan: LanShare;
   /** Settles once SQLite has checked every page of the database; rejects when it is damaged. */
   checked: Promise<void>;
+  /** What the sync follower has done so far (its ticks and cycles), for tests that wait on it. */
+  follower: Pick<SyncFollower, 'ticks' | 'cyclesEnded'>;
   close(): Promise<void>;
 }
 
@@ -228,6 +230,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app,
     lan,
     checked,
+    follower,
     close: async () => {
       closing = true;
       clearTimeout(clearing);

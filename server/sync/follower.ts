@@ -64,6 +64,9 @@ export class SyncFollower {
   private readonly backoff = new Map<number, { until: number; ms: number }>();
   private stopped = false;
   private readonly stopping = new AbortController();
+  /** Ticks of the loop so far, and cycles ended (however they ended): what a test counts instead of waiting on the clock. */
+  ticks = 0;
+  cyclesEnded = 0;
 
   /**
    * `reader` is a second connection to the same database, for the exports and the merges'
@@ -125,6 +128,7 @@ export class SyncFollower {
 
   private async tick(): Promise<void> {
     await this.runFollowed(() => true, false);
+    this.ticks++;
     this.schedule(this.intervalMs);
   }
 
@@ -150,6 +154,7 @@ export class SyncFollower {
     }
     const cancel = new AbortController();
     const cycle = this.cycle(sync, cancel.signal).finally(() => {
+      this.cyclesEnded++;
       this.running.delete(sync.id);
       if (this.again.delete(sync.id)) void this.runFollowed((s) => s.id === sync.id, false);
     });

@@ -6,9 +6,7 @@ import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { HttpsFront, makeAuthority, makeCertificate, type TestCertificate } from '../helpers/https-front';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
-import { eventually as waitUntil } from '../helpers/eventually';
-
-const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000) => waitUntil(what, probe, ms);
+import { eventually } from '../helpers/eventually';
 
 /** As a person would type it off a screen: lowercase, spaces for colons. */
 const typed = (fingerprint: string) => fingerprint.toLowerCase().replace(/:/g, ' ');
@@ -161,8 +159,9 @@ describe('Following another laptop over HTTPS by its fingerprint', () => {
       const requests = front.requests;
       const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'LAN-Bob', direction: 'out', station: 'box office' });
       assert.equal(scan.status, 201, JSON.stringify(scan.body));
-      // Long enough for two more cycles (the first retries come 1 s, then 2 s, after an error).
-      await new Promise((r) => setTimeout(r, 3500));
+      // Two more cycles (its retries after an error).
+      const cycles = laptop.running.follower.cyclesEnded;
+      await eventually('two more cycles', () => (laptop.running.follower.cyclesEnded >= cycles + 2 ? true : undefined), 40_000);
       assert.equal((await status()).state, 'error');
       assert.equal(await laptop.db('checkins').where({ uid: scan.body.uid }).first(), undefined);
       assert.equal(front.requests, requests, 'nothing was sent to the other certificate');
