@@ -110,6 +110,8 @@ export interface StartOptions {
   announce?: boolean;
   /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
   syncIntervalMs?: number;
+  /** The badge worker's file (AppOptions.badgeWorkerFile). */
+  badgeWorkerFile?: string;
 }
 
 /**
@@ -183,7 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await migrateLatest(db);
     }
     const adminPassword = await ensureAdmin(db, config, () => checked);
-    ({ listener: app, deps } = createApp({ db, readDb, config, logger, lan, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    ({ listener: app, deps } = createApp({ db, readDb, config, logger, lan, rendererDir: options.rendererDir ?? defaultRendererDir(), badgeWorkerFile: options.badgeWorkerFile }));
     if (adminPassword) deps.auth.beforePasswords(adminPassword);
     app = afterCheck(app, checked);
     server = http.createServer(plainHttpGate(app, lan.plainHttp));
@@ -237,6 +239,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await lan.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.badges.close();
       await checked.catch(() => undefined);
       await closeDatabase();
     },

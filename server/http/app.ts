@@ -33,6 +33,7 @@ import { syncRouter } from '../routes/sync';
 import { LocalWrites } from '../services/local-writes';
 import { AUTHORITY_PATH, type LanShare } from '../lan';
 import { lanRouter } from '../routes/lan';
+import { BadgePrinting } from '../badges/print';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -55,15 +56,17 @@ export interface AppOptions {
   lan: LanShare;
   /** Built door screen to serve at `/`; skipped when the folder does not exist. */
   rendererDir?: string;
+  /** The badge worker's file (tests give one that fails on cue); the app's own by default. */
+  badgeWorkerFile?: string;
 }
 
 // Secrets never reach a log: the token of every request line and of every error line logged with it.
 
-export function createApp({ db, readDb = db, config, logger, lan, rendererDir }: AppOptions) {
+export function createApp({ db, readDb = db, config, logger, lan, rendererDir, badgeWorkerFile }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
 
   const app = express();
   app.disable('x-powered-by');

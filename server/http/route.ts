@@ -19,6 +19,7 @@ import type { LanShare } from '../lan';
 import { routeTable } from './methods';
 import { type ApiTag } from './openapi';
 import { documentRoute, PARAM_NOT_FOUND, responseConfigs } from './route-document';
+import type { BadgePrinting } from '../badges/print';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
@@ -39,6 +40,8 @@ export interface RouteDeps {
   logger: Logger;
   /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
   lan: LanShare;
+  /** The badge worker and the bounds on badge requests. */
+  badges: BadgePrinting;
 }
 
 export interface Reply {
