@@ -38,6 +38,40 @@ export function doorRefusal(direction: CheckinDirection, state: DoorState): Scan
   return undefined;
 }
 
+/** A session's seats (DESIGN "Check-in API"): its capacity plus its overbook_capacity. */
+export function sessionSeats(session: { capacity: number; overbook_capacity: number }): number {
+  return session.capacity + session.overbook_capacity;
+}
+
+/** What a session door knows of an entry the door's own rule (doorRefusal) let through. */
+export interface SessionEntry {
+  accessControl: boolean;
+  autoRegistration: boolean;
+  /** Access control: the guest is registered for the session. */
+  registered?: boolean;
+  /** No access control: the guest already holds a seat (a standing in-scan here, since left). */
+  seated?: boolean;
+  /** No access control: the guests holding a seat (a standing in-scan here), and the seats. */
+  seatsTaken?: number;
+  seats?: number;
+}
+
+/**
+ * A session door's rule past the door's own, for an entry: the refusal, `register` for a seat
+ * to be taken by registering the guest on the spot (whose compare-and-set may still find the
+ * session full), or undefined to let the guest in. With access control a registration holds
+ * the seat; without it, an admission does, and once admitted a guest keeps theirs (back in
+ * after leaving). Either way no more guests than the seats get in.
+ */
+export function sessionEntryRefusal(entry: SessionEntry): ScanRefusal | 'register' | undefined {
+  if (entry.accessControl) {
+    if (entry.registered) return undefined;
+    return entry.autoRegistration ? 'register' : SCAN_STATUS.notRegistered;
+  }
+  if (entry.seated) return undefined;
+  return (entry.seatsTaken ?? 0) >= (entry.seats ?? Infinity) ? SCAN_STATUS.sessionFull : undefined;
+}
+
 /** The status of an accepted scan. */
 export function acceptedStatus(direction: CheckinDirection): typeof SCAN_STATUS.checkedIn | typeof SCAN_STATUS.checkedOut {
   return direction === 'in' ? SCAN_STATUS.checkedIn : SCAN_STATUS.checkedOut;

@@ -5,12 +5,12 @@
 import type { Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { nowIso, toApiDatetime } from '../../core/time';
-import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
+import { isGuestRegistered, lockSessionSeats, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
 import { visibleEvents } from './events';
 import { dialectOf } from '../dialect';
 import { jsonArrayText, jsonObjectText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
-import { doorRefusal, SCAN_STATUS, type ScanRefusal } from '../../core/scan';
+import { doorRefusal, SCAN_STATUS, sessionEntryRefusal, type ScanRefusal } from '../../core/scan';
 import { GUEST_INACTIVE } from './guests';
 import type { CheckinRow } from './checkins';
 import { accepted, decideScans, newCheckin, scanInstant, turnedAway, type Plan, type ScanAnswer, type ScanGuestRow, type ScanOutcome, type ScanRequest, type ScanSessionRow } from './scan-decisions';
@@ -134,7 +134,8 @@ async function standingIn(trx: Trx, eventId: number, guestId: number, sessionId:
  * A session door is attendance only: the guest's event state stays. The guest's row is locked
  * first (an update that changes nothing), so scans of one guest at any session queue behind
  * each other in every process and database; then the last scan there decides, and a seat is
- * taken by registerGuestInSession's compare-and-set on the session.
+ * taken by registerGuestInSession's compare-and-set on the session (access control) or under
+ * lockSessionSeats' lock on it until this transaction commits (core's sessionEntryRefusal).
  */
 async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow, session: ScanSessionRow, now: string): Promise<ScanOutcome> {
   const { eventId, input } = scan;
@@ -142,9 +143,16 @@ async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow,
   const standing = await standingIn(trx, eventId, guest.id, session.id);
   const inSince = standing?.scanned_at ?? null;
   let turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince }) as ScanRefusal | undefined;
-  if (!turnedAwayAs && input.direction === 'in' && session.access_control && !(await isGuestRegistered(trx, session.id, guest.id))) {
-    if (!session.auto_registration) turnedAwayAs = SCAN_STATUS.notRegistered;
-    else if ((await registerGuestInSession(trx, session, guest.id)) === REGISTRATION_OUTCOME.full) turnedAwayAs = SCAN_STATUS.sessionFull;
+  if (!turnedAwayAs && input.direction === 'in') {
+    const accessControl = Boolean(session.access_control);
+    const entry = sessionEntryRefusal({
+      accessControl,
+      autoRegistration: Boolean(session.auto_registration),
+      ...(accessControl ? { registered: await isGuestRegistered(trx, session.id, guest.id) } : await lockSessionSeats(trx, session.id, guest.id)),
+    });
+    if (entry === 'register') {
+      if ((await registerGuestInSession(trx, session, guest.id)) === REGISTRATION_OUTCOME.full) turnedAwayAs = SCAN_STATUS.sessionFull;
+    } else turnedAwayAs = entry;
   }
   if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
     return turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
