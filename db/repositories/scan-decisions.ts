@@ -7,10 +7,9 @@ import { newUid } from '../../core/uid';
 import { storedInstant, toApiDatetime } from '../../core/time';
 import { NotFoundError } from '../../core/errors';
 import { MSG } from '../../core/messages';
-import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
+import { acceptedStatus, doorRefusal, guestDoorState, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
 import { eventInScope, type EventRow } from './events';
 import type { GroupScope } from './groups';
-import { GUEST_INACTIVE } from './guests';
 import type { CheckinRow } from './checkins';
 
 export interface ScanInput {
@@ -250,7 +249,7 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
       return;
     }
     if (!plan.stateRead.has(found.id)) plan.stateRead.set(found.id, { checked_in_at: found.checked_in_at, objstatus: found.objstatus });
-    const turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
+    const turnedAwayAs = doorRefusal(input.direction, guestDoorState(guest));
     if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
       plan.standingStation.push({ index, guest });
       return;

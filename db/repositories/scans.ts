@@ -10,8 +10,7 @@ import { visibleEvents } from './events';
 import { dialectOf } from '../dialect';
 import { jsonArrayText, jsonObjectText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
-import { doorRefusal, SCAN_STATUS, sessionEntryRefusal, type ScanRefusal } from '../../core/scan';
-import { GUEST_INACTIVE } from './guests';
+import { doorRefusal, doorStateOf, SCAN_STATUS, sessionEntryRefusal, type ScanRefusal } from '../../core/scan';
 import type { CheckinRow } from './checkins';
 import { accepted, decideScans, newCheckin, scanInstant, turnedAway, type Plan, type ScanAnswer, type ScanGuestRow, type ScanOutcome, type ScanRequest, type ScanSessionRow } from './scan-decisions';
 
@@ -120,14 +119,13 @@ async function sessionsOfScans(trx: Trx, eventIds: number[], scans: ScanRequest[
 // ---------------------------------------------------------------------------------------
 // Session doors: attendance, seats and registrations, one scan at a time
 
-/** The guest's standing in-scan at the event door (session null) or at a session: when and where. */
-async function standingIn(trx: Trx, eventId: number, guestId: number, sessionId: number | null) {
-  const last = await trx<CheckinRow>('checkins')
+/** The guest's last scan still standing at the event door (session null) or at a session. */
+function lastStanding(trx: Trx, eventId: number, guestId: number, sessionId: number | null) {
+  return trx<CheckinRow>('checkins')
     .where({ event_id: eventId, guest_id: guestId, session_id: sessionId })
     .whereNull('undone_at')
     .orderBy('id', 'desc')
     .first('direction', 'scanned_at', 'station');
-  return last?.direction === 'in' ? last : undefined;
 }
 
 /**
@@ -140,9 +138,9 @@ async function standingIn(trx: Trx, eventId: number, guestId: number, sessionId:
 async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow, session: ScanSessionRow, now: string): Promise<ScanOutcome> {
   const { eventId, input } = scan;
   await trx('guests').where({ id: guest.id }).update({ modified: trx.ref('modified') });
-  const standing = await standingIn(trx, eventId, guest.id, session.id);
-  const inSince = standing?.scanned_at ?? null;
-  let turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince }) as ScanRefusal | undefined;
+  const last = await lastStanding(trx, eventId, guest.id, session.id);
+  const state = doorStateOf(last, guest.objstatus);
+  let turnedAwayAs = doorRefusal(input.direction, state) as ScanRefusal | undefined;
   if (!turnedAwayAs && input.direction === 'in') {
     const accessControl = Boolean(session.access_control);
     const entry = sessionEntryRefusal({
@@ -155,7 +153,7 @@ async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow,
     } else turnedAwayAs = entry;
   }
   if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
-    return turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
+    return turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(state.inSince), checked_in_station: last?.station ?? null });
   }
   if (turnedAwayAs) return turnedAway(turnedAwayAs, guest);
   const row = newCheckin(scan, guest.id, session.id, scanInstant(input, now), now);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { doorRefusal, sessionEntryRefusal, sessionSeats, SCAN_STATUS, type CheckinDirection, type DoorState, type SessionEntry } from '../../core/scan';
+import { doorDecision, doorRefusal, doorStateOf, guestDoorState, sessionEntryRefusal, sessionSeats, SCAN_STATUS, type CheckinDirection, type DoorState, type SessionEntry, type StandingScan } from '../../core/scan';
 
 /** The door's rules (core/scan.ts), shared by the server's scans, undo, merges and the browser's offline copy. */
 describe('doorRefusal', () => {
@@ -49,4 +49,41 @@ describe('sessionEntryRefusal', () => {
     assert.equal(sessionSeats({ capacity: 3, overbook_capacity: 2 }), 5);
     assert.equal(sessionSeats({ capacity: 0, overbook_capacity: 0 }), 0);
   });
+});
+
+describe('doorStateOf (is the guest in?)', () => {
+  const at = '2026-12-01T18:05:00Z';
+  const table: [string, StandingScan | null | undefined, number | string | undefined, DoorState][] = [
+    ['no scan standing', undefined, undefined, { inactive: false, inSince: null }],
+    ['no scan standing (null)', null, 1, { inactive: false, inSince: null }],
+    ['last standing scan an in', { direction: 'in', scanned_at: at }, 1, { inactive: false, inSince: at }],
+    ['last standing scan an out', { direction: 'out', scanned_at: at }, 1, { inactive: false, inSince: null }],
+    ['inactive, stored as 2', { direction: 'in', scanned_at: at }, 2, { inactive: true, inSince: at }],
+    ['inactive, listed as "2"', undefined, '2', { inactive: true, inSince: null }],
+    ['active, listed as "1"', undefined, '1', { inactive: false, inSince: null }],
+  ];
+  for (const [name, last, objstatus, expected] of table) {
+    it(name, () => assert.deepEqual(doorStateOf(last, objstatus), expected));
+  }
+
+  it("reads the guest record's own state as the scan decider and the offline copy do", () => {
+    assert.deepEqual(guestDoorState({ objstatus: 1, checked_in_at: null }), { inactive: false, inSince: null });
+    assert.deepEqual(guestDoorState({ objstatus: '2', checked_in_at: at }), { inactive: true, inSince: at });
+  });
+});
+
+describe('doorDecision (the offline copy\'s whole answer)', () => {
+  const table: [CheckinDirection, DoorState | undefined, string][] = [
+    ['in', undefined, SCAN_STATUS.notFound],
+    ['out', undefined, SCAN_STATUS.notFound],
+    ['in', { inactive: false, inSince: null }, SCAN_STATUS.checkedIn],
+    ['in', { inactive: false, inSince: 'x' }, SCAN_STATUS.alreadyCheckedIn],
+    ['in', { inactive: true, inSince: null }, SCAN_STATUS.inactive],
+    ['out', { inactive: false, inSince: 'x' }, SCAN_STATUS.checkedOut],
+    ['out', { inactive: true, inSince: 'x' }, SCAN_STATUS.checkedOut],
+    ['out', { inactive: false, inSince: null }, SCAN_STATUS.notCheckedIn],
+  ];
+  for (const [direction, state, expected] of table) {
+    it(`${direction}, ${JSON.stringify(state)}: ${expected}`, () => assert.equal(doorDecision(direction, state), expected));
+  }
 });
