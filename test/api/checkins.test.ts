@@ -6,7 +6,7 @@ import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
 import { listCheckins } from '../../db/repositories/checkins';
-import { recordScans, type ScanRequest } from '../../db/repositories/scans';
+import { recordScans, type ScanRequest } from '../../server/services/scans';
 import { writeTransaction } from '../../db/write-transaction';
 import { TEST_PG } from '../helpers/database';
 
