@@ -67,9 +67,10 @@ type FieldProps<T extends FieldValues> = { form: UseFormReturn<T>; name: Path<T>
 
 const hintId = (name: string) => `${name}-hint`;
 
+// Inside the field's label, kept out of its name (aria-hidden) and read as its description instead.
 function HintText({ name, hint }: { name: string; hint?: string }) {
   return hint ? (
-    <span className="field-hint" id={hintId(name)}>
+    <span className="field-hint" id={hintId(name)} aria-hidden="true">
       {hint}
     </span>
   ) : null;
