@@ -156,6 +156,10 @@ export function App() {
     );
   return (
     <div className="shell">
+      {/* The first Tab stop: past the menus to the page. A button, since the address's #hash is the router's. */}
+      <button type="button" className="skip-link" onClick={() => document.getElementById('console-main')?.focus()}>
+        {t('skipToContent')}
+      </button>
       <nav className="app-bar" aria-label={t('nav.label')}>
         <a href="#/" className="app-tab">
           {t('nav.door')}

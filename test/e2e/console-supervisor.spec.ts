@@ -108,6 +108,12 @@ test('the supervisor view: figures, chart, 38 stations in a compact list, the la
   // Every time reads the event's clock with its zone (PST), never Tokyo's (JST) nor GMT.
   const latest = page.getByRole('list', { name: 'Latest scans, all stations' });
   await expect(latest.locator('.sv-time').first()).toHaveText(/^\d{1,2}:\d\d [AP]M PST$/);
+  // The time column is as wide as its longest time: none is cut (issue 44.8).
+  const cutTimes = () => latest.locator('.sv-time').evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > (c.nextElementSibling?.getBoundingClientRect().left ?? Infinity)).length);
+  expect(await cutTimes()).toBe(0);
+  await page.setViewportSize({ width: 375, height: 667 });
+  expect(await cutTimes()).toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
   await expect(page.locator('.supervisor')).not.toContainText('GMT');
   await expect(page.locator('.supervisor')).not.toContainText('JST');
   await screenshots(page, 'console-supervisor');

@@ -53,13 +53,20 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await page.getByRole('button', { name: 'Add event' }).click();
   const eventForm = console_.dialog('Add event');
   await eventForm.getByLabel('Name').fill(EVENT);
-  await eventForm.getByRole('combobox', { name: 'Timezone' }).fill('Europe/Amsterdam');
+  // A real zone outside the list is answered with the accepted one that keeps the same clock.
+  const zone = eventForm.getByRole('combobox', { name: 'Timezone' });
+  await zone.fill('Europe/Berlin');
+  await expect(eventForm.getByTestId('timezone-suggestion')).toHaveText('Europe/Berlin is not in the list; Europe/Amsterdam has the same clock. Use Europe/Amsterdam');
+  await console_.screenshot('console-event-timezone-hint');
+  await eventForm.getByRole('button', { name: 'Use Europe/Amsterdam' }).click();
+  await expect(zone).toHaveValue('Europe/Amsterdam');
+  await expect(eventForm.getByTestId('timezone-suggestion')).toBeHidden();
   const startsCalendar = eventForm.getByRole('button', { name: 'Pick a date for Starts' });
   await startsCalendar.click();
   await console_.screenshot('console-event-calendar');
   await startsCalendar.click();
   await console_.pickDay(eventForm, 'Starts', 10, '18:00');
-  await console_.pickDay(eventForm, 'Ends', 11, '02:00');
+  await console_.pickDay(eventForm, 'Ends', 11, '02:00', '23:00');
   await console_.screenshot('console-event-form');
   await eventForm.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByRole('heading', { name: EVENT })).toBeVisible();
@@ -84,7 +91,8 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   // Duplicate, and give the copy its own name.
   await page.getByRole('button', { name: 'Duplicate' }).click();
   await expect(page.getByRole('status')).toContainText('Copy created:');
-  await page.getByRole('status').getByRole('link').click();
+  await page.getByRole('status').getByRole('link', { name: `open “${EVENT} (copy)”` }).click();
+  await expect(page.getByRole('heading', { name: `${EVENT} (copy)` })).toBeVisible();
   await page.locator('.event-head').getByRole('button', { name: 'Edit', exact: true }).click();
   const copyForm = console_.dialog(`Edit ${EVENT} (copy)`);
   await copyForm.getByLabel('Name').fill('Winter Fair');

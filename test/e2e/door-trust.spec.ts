@@ -237,21 +237,22 @@ test('6. a guest who needs attention gets their own colour and sound, with the n
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
 
   await door.scan('ATTN-IDA');
-  await expect(door.attention()).toContainText('Needs attention');
-  await expect(door.attention()).toContainText('Ida Rhodes');
-  await expect(door.attention().getByTestId('attention-note')).toHaveText('Wheelchair: open the side ramp');
+  await door.expectResult('checked_in', 'Needs attention', 'Ida Rhodes');
+  await expect(door.result()).toHaveAttribute('data-attention', 'true');
+  await expect(door.result().getByTestId('note')).toHaveText('Wheelchair: open the side ramp');
   expect((await door.tones()).at(-1)).toEqual(ATTENTION);
   await door.screenshot('56-attention');
-  // The next guest is answered as usual; the card stays until someone has seen it.
+  // The next guest (attention by their type) is the answer in front; Ida waits above until seen.
   await door.scan('ATTN-JOAN');
-  await door.expectResult('checked_in', 'Joan Clarke', 'Over 18');
-  await expect(door.attention()).toContainText('Ida Rhodes');
-  await expect(door.attention()).toContainText('1 more waiting');
+  await door.expectResult('checked_in', 'Needs attention', 'Joan Clarke', 'Over 18');
+  await expect(door.attentionWaiting()).toContainText('Ida Rhodes');
+  await expect(door.attentionWaiting()).toContainText('Wheelchair: open the side ramp');
   await page.keyboard.press('Enter');
-  await expect(door.attention()).toContainText('Joan Clarke');
-  await door.attention().getByRole('button', { name: 'Seen (Enter)' }).click();
-  await expect(door.attention()).toBeHidden();
-  await expect(door.scanField()).toBeFocused();
+  await expect(door.attentionWaiting()).toBeHidden();
+  await expect(door.result()).toHaveAttribute('data-attention', 'true');
+  await door.result().getByRole('button', { name: 'Seen (Enter)' }).click();
+  await expect(door.result()).toHaveAttribute('data-attention', 'false');
+  await door.expectResult('checked_in', 'Checked in', 'Joan Clarke');
 });
 
 test('7. counters move within a second of a scan here and within the poll of another station; true chart axis on the event clock; inactive apart; stations and sessions', async ({ page }) => {
@@ -330,12 +331,18 @@ test('9. mute silences the beeps; the kiosk lock asks its PIN before sign-out, l
   const door = new DoorPage(page);
   await door.listenToTones();
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
-  await page.getByRole('button', { name: 'Sound off' }).click();
+  // One name, its state by aria-pressed: pressed means muted.
+  const mute = page.getByRole('button', { name: 'Sound off' });
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
+  await mute.click();
+  await expect(mute).toHaveAttribute('aria-pressed', 'true');
+  await expect(mute).toHaveAttribute('title', 'Sound on');
   const heard = (await door.tones()).length;
   await door.scan('MUTED-NOBODY');
   await door.expectResult('not_found');
   expect((await door.tones()).length).toBe(heard);
-  await page.getByRole('button', { name: 'Sound on' }).click();
+  await mute.click();
+  await expect(mute).toHaveAttribute('aria-pressed', 'false');
 
   await page.getByTestId('station').click();
   const settings = page.getByRole('dialog', { name: 'This station' });

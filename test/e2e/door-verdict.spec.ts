@@ -64,12 +64,13 @@ for (const size of [
 
     const ada = seed.guests.ada;
     await door.scan(ada.barcode);
-    const attention = page.getByTestId('attention');
+    const attention = door.result();
+    await expect(attention).toHaveAttribute('data-attention', 'true');
     await expect(attention).toContainText('Wheelchair user: side entrance');
     await expect(attention.getByTestId('door-answers')).toContainText('Vegetarian');
     await expect(attention.getByTestId('door-answers')).toContainText('T-shirt size');
     await door.screenshot(`72-door-answers-attention-${size.name}`);
-    await attention.getByRole('button').click();
+    await attention.getByRole('button', { name: 'Seen (Enter)' }).click();
     await server.must(204, 'DELETE', `/events/${seed.eventId}/checkins/${(await checkinsOf(server, seed.eventId, ada.id))[0].id}`);
   });
 }
@@ -96,12 +97,13 @@ for (const size of [
     await expect(door.result().getByTestId('door-answers')).toContainText('Fish');
     const ada = seed.guests.ada;
     await door.scan(ada.barcode);
-    const attention = page.getByTestId('attention');
+    const attention = door.result();
+    await expect(attention).toHaveAttribute('data-attention', 'true');
     await expect(attention).toContainText('Wheelchair user: side entrance');
     await expect(attention.getByTestId('door-answers')).toContainText('Vegetarian');
     await expect(attention.getByTestId('door-answers')).toContainText('T-shirt size');
     await door.screenshot(`75-door-answers-offline-attention-${size.name}`);
-    await attention.getByRole('button').click();
+    await attention.getByRole('button', { name: 'Seen (Enter)' }).click();
     // Back online, the queue is replayed; both check-ins are taken back for the next size.
     await page.unroute('**/api/v1/**');
     await expect(door.pending()).toBeHidden({ timeout: 15_000 });

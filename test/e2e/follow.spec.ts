@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expectedLines, shownLines } from './pages/fingerprint-lines';
 import { DoorServer } from './door-server';
 import { CONSOLE_SCREENSHOTS } from './pages/console-page';
 import { seedEvent, type Seed } from './seed';
@@ -61,6 +62,10 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
 
   await expect(panel).toHaveAttribute('data-step', 'compare');
   await expect(panel.getByTestId('offered-fingerprint')).toHaveText(fingerprint);
+  // Groups of four pairs, two groups a line, at either width: the box office's share page shows the same lines.
+  expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
+  await page.setViewportSize({ width: 375, height: 667 });
+  expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
   await screenshot(page, panel, 'console-follow-compare');
   await panel.getByRole('button', { name: 'They are the same' }).click();
 
@@ -79,6 +84,13 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   const status = await sideDoor.must<{ url: string; fingerprint: string; state: string }>(200, 'GET', `/events/${followed}/sync`);
   expect(status.url).toBe(`${address}/api/v1`);
   expect(status.fingerprint).toBe(fingerprint);
+  // The sync's state says one thing a line, the pinned fingerprint in the same groups.
+  const state = page.getByTestId('sync-link-state');
+  await expect(state.getByTestId('pinned-fingerprint')).toHaveText(fingerprint);
+  expect(await shownLines(state.getByTestId('pinned-fingerprint'))).toEqual(expectedLines(fingerprint));
+  const tops = await state.locator(':scope > *').evaluateAll((parts) => parts.map((p) => p.getBoundingClientRect().top));
+  expect(new Set(tops).size, 'each part of the sync state on a line of its own').toBe(tops.length);
+  await screenshot(page, state, 'console-follow-result');
   expect((await sideDoor.must<{ name: string }>(200, 'GET', `/events/${followed}`)).name).toBe('Harbour Lights');
   expect((await sideDoor.must<{ count: number }>(200, 'GET', `/events/${followed}/guests`)).count).toBe(Object.keys(seed.guests).length);
 });

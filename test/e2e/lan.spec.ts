@@ -6,6 +6,7 @@ import { ConsolePage } from './pages/console-page';
 import { DoorPage } from './pages/door-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 import { lanAddresses } from '../../server/lan';
+import { expectedLines, shownLines } from './pages/fingerprint-lines';
 
 // A LAN name for this machine's network address: requests come from a non-loopback address,
 // exactly like a phone opening the laptop's address. Without such an address it maps to
@@ -84,6 +85,7 @@ test('the console shows the share panel in a browser: HTTPS address, QR codes, t
   const panel = page.getByTestId('share-details');
   await expect(panel).toContainText(lan.https_urls[0]);
   await expect(panel.getByTestId('share-fingerprint')).toHaveText(lan.fingerprint);
+  expect(await shownLines(panel.getByTestId('share-fingerprint'))).toEqual(expectedLines(lan.fingerprint));
   await expect(panel.getByRole('img', { name: `QR code for ${lan.https_urls[0]}` })).toBeVisible();
   await expect(panel.getByRole('img', { name: `QR code for ${lan.authority_urls[0]}` })).toBeVisible();
   await expect(panel.getByRole('heading', { name: 'Android' })).toBeVisible();

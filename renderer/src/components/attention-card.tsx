@@ -1,39 +1,39 @@
 import { useTranslation } from 'react-i18next';
-import type { RegistrationType, ScanResult } from '../types';
-import { DoorAnswers, guestName, typeName } from './result-panel';
+import type { ScanResult } from '../types';
+import { guestName } from './result-panel';
+
+/** Reminders shown in full: more would push the answer in front off its room. */
+const SHOWN = 2;
 
 /**
- * A guest the door must stop for (VIP, age check, access needs): stays over the answers until
- * someone acknowledges it (the button, or Enter on the empty scan field).
+ * Guests the door stopped for (VIP, age check, access needs) who are no longer the answer in
+ * front and have not been seen yet: one line each with their own note, above the answer, so
+ * the guest in front is always shown whole. Each goes when someone presses its Seen button,
+ * or, oldest first, on Enter in the empty scan field.
  */
-export function AttentionCard({ result, waiting, types, onAcknowledge }: { result: ScanResult; waiting: number; types: RegistrationType[]; onAcknowledge: () => void }) {
+export function AttentionWaiting({ waiting, onSeen }: { waiting: ScanResult[]; onSeen: (serial: number) => void }) {
   const { t } = useTranslation('door');
-  const type = typeName(result.guest, types);
+  if (!waiting.length) return null;
+  const hidden = waiting.length - SHOWN;
   return (
-    <section className="attention" role="alertdialog" aria-labelledby="attention-head" data-testid="attention">
-      <div className="result-icon" aria-hidden="true">
-        ★
-      </div>
-      <div className="result-text">
-        <p className="headline" id="attention-head">
-          {t('attention.headline')}
-        </p>
-        <p className="guest-name">{guestName(result.guest)}</p>
-        {type && (
-          <p className="guest-meta">
-            <span className="badge">{type}</span>
-            {result.guest?.company && <span>{result.guest.company}</span>}
-          </p>
-        )}
-        <p className="attention-note" data-testid="attention-note">
-          {result.guest?.notes || t('attention.noNote')}
-        </p>
-        <DoorAnswers answers={result.guest?.door_answers} />
-        {waiting > 1 && <p className="detail small">{t('attention.more', { count: waiting - 1 })}</p>}
-      </div>
-      <button type="button" className="primary big" onClick={onAcknowledge}>
-        {t('attention.acknowledge')}
-      </button>
+    <section className="attention-waiting" aria-label={t('attention.waitingLabel')} data-testid="attention-waiting">
+      <ul>
+        {waiting.slice(0, SHOWN).map((r) => (
+          <li key={r.serial}>
+            <span className="attention-who">
+              <span className="attention-star" aria-hidden="true">
+                ★{' '}
+              </span>
+              {guestName(r.guest) || r.code}
+            </span>
+            <span className="attention-note">{r.guest?.notes || t('attention.noNote')}</span>
+            <button type="button" onClick={() => onSeen(r.serial)} aria-label={t('attention.seenLabel', { name: guestName(r.guest) || r.code })}>
+              {t('attention.seen')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {hidden > 0 && <p className="attention-more">{t('attention.more', { count: hidden })}</p>}
     </section>
   );
 }

@@ -32,7 +32,16 @@ export function DoorDialogs(p: Props) {
     <>
       {p.dialogs.verdictOver && (pipeline.result || pipeline.checking) && (
         <div className="verdict-over" data-testid="verdict-over">
-          <ResultPanel result={pipeline.result} checking={pipeline.checking} types={setup.types} timezone={setup.timezone} onDismiss={() => p.dialogs.setVerdictOver(false)} onPrintBadge={p.onPrintBadge} />
+          <ResultPanel
+            result={pipeline.result}
+            checking={pipeline.checking}
+            types={setup.types}
+            timezone={setup.timezone}
+            // A guest the door stops for is shown as such over the dialog too, note and all.
+            attention={pipeline.result && pipeline.attention.some((r) => r.serial === pipeline.result?.serial) ? { onSeen: () => pipeline.acknowledge(pipeline.result?.serial) } : undefined}
+            onDismiss={() => p.dialogs.setVerdictOver(false)}
+            onPrintBadge={p.onPrintBadge}
+          />
         </div>
       )}
       <DoorPanel {...p} />
@@ -77,7 +86,7 @@ function DoorPanel({ api, event, station, dialogs, onChangeEvent, onSignOut, onP
   };
   switch (panel) {
     case 'search':
-      return <SearchPanel api={api} eventId={event.id} types={setup.types} guestList={guestList.list} online={online} timezone={setup.timezone} onCheck={checkFromList} onPrintBadge={onPrintBadge} onClose={close} />;
+      return <SearchPanel api={api} eventId={event.id} types={setup.types} guestList={guestList.list} online={online} timezone={setup.timezone} inSession={!!setup.session} onCheck={checkFromList} onPrintBadge={onPrintBadge} onClose={close} />;
     case 'walk-in':
       return (
         <WalkInPanel

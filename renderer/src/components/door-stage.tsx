@@ -2,7 +2,7 @@ import type { RefObject } from 'react';
 import type { DoorDialogs } from '../door/use-door-dialogs';
 import type { DoorStation } from '../door/use-door-station';
 import type { GuestSummary } from '../types';
-import { AttentionCard } from './attention-card';
+import { AttentionWaiting } from './attention-card';
 import { CameraPanel } from './camera-panel';
 import { DoorActions } from './door-actions';
 import { ResultPanel } from './result-panel';
@@ -24,6 +24,8 @@ interface Props {
 export function DoorStage({ station, dialogs, scanInput, camera, nfc, canUndo, onUndo, onPrintBadge }: Props) {
   const { pipeline, setup, log, direction } = station;
   const { open, focusScan } = dialogs;
+  const inFront = pipeline.result && pipeline.attention.find((r) => r.serial === pipeline.result?.serial);
+  const waiting = pipeline.attention.filter((r) => r !== inFront);
   return (
     <main className="stage">
       <ScanBar
@@ -43,18 +45,33 @@ export function DoorStage({ station, dialogs, scanInput, camera, nfc, canUndo, o
           }}
         />
       )}
-      {pipeline.attention.length > 0 && (
-        <AttentionCard
-          result={pipeline.attention[0]}
-          waiting={pipeline.attention.length}
-          types={setup.types}
-          onAcknowledge={() => {
-            pipeline.acknowledge();
-            focusScan();
-          }}
-        />
-      )}
-      <ResultPanel result={pipeline.result} checking={pipeline.checking} types={setup.types} timezone={setup.timezone} onDismiss={focusScan} onPrintBadge={onPrintBadge} />
+      {/* The guest in front is the answer, shown whole; those not yet seen wait above it. */}
+      <AttentionWaiting
+        waiting={waiting}
+        onSeen={(serial) => {
+          pipeline.acknowledge(serial);
+          focusScan();
+        }}
+      />
+      <ResultPanel
+        result={pipeline.result}
+        checking={pipeline.checking}
+        types={setup.types}
+        timezone={setup.timezone}
+        attention={
+          inFront
+            ? {
+                onSeen: () => {
+                  pipeline.acknowledge(inFront.serial);
+                  focusScan();
+                },
+              }
+            : undefined
+        }
+        fitKey={`${waiting.length}:${camera.on}`}
+        onDismiss={focusScan}
+        onPrintBadge={onPrintBadge}
+      />
       <RecentScans entries={log.entries} />
       {/* A new node per scan, so the same words twice are announced twice. */}
       <div className="sr-only" aria-live="assertive" aria-atomic="true" data-testid="announcer">

@@ -57,7 +57,8 @@ export function DoorTopbar(p: Props) {
         </span>
       </div>
       <div className="status-area">
-        <span className={p.online ? 'conn ok' : 'conn off'} data-testid="connection" data-copy-size={p.guestListSize} title={t('top.copy', { count: p.guestListSize })}>
+        {/* role=status: going offline and back is announced, politely, between scans. */}
+        <span className={p.online ? 'conn ok' : 'conn off'} role="status" data-testid="connection" data-copy-size={p.guestListSize} title={t('top.copy', { count: p.guestListSize })}>
           {p.online ? t('top.online') : t('top.offline')}
         </span>
         {p.pending > 0 && (
@@ -66,7 +67,8 @@ export function DoorTopbar(p: Props) {
           </span>
         )}
         {p.sync && <SyncChip status={p.sync} onDoubles={p.onSyncDoubles} />}
-        <button type="button" className="chip" aria-pressed={p.muted} onClick={p.onMute} title={p.muted ? t('top.unmute') : t('top.mute')} aria-label={p.muted ? t('top.unmute') : t('top.mute')}>
+        {/* A toggle keeps one name ("Sound off") and says its state by aria-pressed: pressed = muted. */}
+        <button type="button" className="chip" aria-pressed={p.muted} onClick={p.onMute} title={p.muted ? t('top.unmute') : t('top.mute')} aria-label={t('top.mute')} data-testid="mute">
           <SpeakerIcon muted={p.muted} />
         </button>
         <button type="button" className="chip" onClick={p.onSettings} title={t('top.settingsTitle')} data-testid="station">

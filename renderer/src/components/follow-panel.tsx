@@ -2,6 +2,7 @@ import { useEffect, useReducer, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { detailOf, listAll, OfflineError, type Api, type ApiAnswer } from '../api';
 import { formatDateTime, utcInstant } from '../i18n/format';
+import { Fingerprint } from './fingerprint';
 
 /** The upstream as the preview lists it (POST /sync/preview). */
 interface UpstreamEvent {
@@ -191,16 +192,7 @@ function CompareStep({ busy, offered, onMatch, onDiffer }: { busy: boolean; offe
   return (
     <div className="form">
       <p>{t('compareIntro')}</p>
-      <code className="fingerprint-big" data-testid="offered-fingerprint">
-        {/* A line may break between pairs, never inside one. */}
-        {offered.split(':').map((pair, i) => (
-          <span key={i}>
-            {i > 0 && ':'}
-            {i > 0 && <wbr />}
-            {pair}
-          </span>
-        ))}
-      </code>
+      <Fingerprint value={offered} testId="offered-fingerprint" />
       <p className="muted">{t('compareWhere')}</p>
       <div className="actions">
         <button type="button" className="primary" disabled={busy} onClick={onMatch}>
@@ -238,7 +230,12 @@ function PickStep(props: { api: Api; busy: boolean; events: UpstreamEvent[]; fin
 
   return (
     <form className="form" onSubmit={submit}>
-      {fingerprint && <p className="muted">{t('pinned', { fingerprint })}</p>}
+      {fingerprint && (
+        <div className="muted pinned">
+          <p>{t('pinnedLabel')}</p>
+          <Fingerprint value={fingerprint} testId="pinned-fingerprint" />
+        </div>
+      )}
       {events.length === 0 ? (
         <p>{t('noEvents')}</p>
       ) : (

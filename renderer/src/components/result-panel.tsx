@@ -1,9 +1,11 @@
 import type { TFunction } from 'i18next';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { i18next } from '../i18n';
 import { eventTime } from '../event-clock';
 import { utcInstant } from '../i18n/format';
 import type { DoorAnswer, GuestSummary, RegistrationType, ScanResult } from '../types';
+import { useFit } from './use-fit';
 
 type Tone = 'green' | 'amber' | 'red' | 'blue' | 'grey' | 'idle' | 'double';
 
@@ -121,12 +123,13 @@ export function viewOf(result: ScanResult, t: TFunction, timezone = 'UTC'): View
 }
 
 /** What a screen reader says: the same facts as the screen, in one sentence. */
-export function announcement(result: ScanResult, types: RegistrationType[], timezone: string): string {
+export function announcement(result: ScanResult, types: RegistrationType[], timezone: string, attention = false): string {
   const t = i18next.getFixedT(null, 'door');
   const view = viewOf(result, t, timezone);
   const who = [guestName(result.guest), typeName(result.guest, types), result.guest?.company].filter(Boolean).join(', ');
   const answers = result.guest?.door_answers?.map((a) => `${a.question} ${a.answer}`);
-  return [view.headline, who, view.detail, result.guest?.notes, ...(answers ?? [])].filter(Boolean).join('. ');
+  const note = result.guest?.notes || (attention ? t('attention.noNote') : '');
+  return [attention ? t('attention.headline') : '', view.headline, who, view.detail, note, ...(answers ?? [])].filter(Boolean).join('. ');
 }
 
 /** The guest's answers to the questions shown at the door, question beside answer. */
@@ -150,6 +153,8 @@ export function ResultPanel({
   checking,
   types,
   timezone,
+  attention,
+  fitKey = '',
   onDismiss,
   onPrintBadge,
 }: {
@@ -157,12 +162,18 @@ export function ResultPanel({
   checking?: Checking;
   types: RegistrationType[];
   timezone: string;
+  /** The guest in front needs attention: shown as such, with their note, until seen. */
+  attention?: { onSeen: () => void };
+  /** What else changes the room the answer has (attention reminders above it, the camera). */
+  fitKey?: string;
   onDismiss?: () => void;
   /** Offered on every green answer: prints the guest's badge. */
   onPrintBadge?: (guest: GuestSummary) => void;
 }) {
   const { t } = useTranslation('door');
   const { t: tb } = useTranslation('badges');
+  const panel = useRef<HTMLElement>(null);
+  const fit = useFit(panel, `${result?.serial ?? 'idle'}:${attention ? 'a' : ''}:${fitKey}`);
   // Covers the previous answer while the next scan is on its way (shown only if the server
   // takes longer than a blink, so a quick answer does not flicker).
   const cover = checking && (
@@ -173,7 +184,7 @@ export function ResultPanel({
   );
   if (!result) {
     return (
-      <section className="result tone-idle" data-outcome="idle">
+      <section ref={panel} className="result tone-idle" data-outcome="idle" data-fit={fit}>
         {cover}
         <div className="result-icon" aria-hidden="true">
           ⌁
@@ -188,14 +199,26 @@ export function ResultPanel({
   const view = viewOf(result, t, timezone);
   const name = guestName(result.guest);
   const type = typeName(result.guest, types);
+  const notes = result.guest?.notes || (attention ? t('attention.noNote') : '');
+  const tone = attention ? 'attention' : view.tone;
   return (
-    <section key={result.serial} className={`result tone-${view.tone} flash`} data-outcome={result.outcome} data-offline={result.offline ? 'true' : undefined} onClick={onDismiss}>
+    <section
+      ref={panel}
+      key={result.serial}
+      className={`result tone-${tone} flash`}
+      data-outcome={result.outcome}
+      data-attention={attention ? 'true' : 'false'}
+      data-offline={result.offline ? 'true' : undefined}
+      data-fit={fit}
+      onClick={onDismiss}
+    >
       {cover}
       <div className="result-icon" aria-hidden="true">
-        {view.icon}
+        {attention ? '★' : view.icon}
       </div>
       <div className="result-text">
-        <p className="headline">{view.headline}</p>
+        <p className="headline">{attention ? t('attention.headline') : view.headline}</p>
+        {attention && <p className="detail">{view.icon} {view.headline}</p>}
         {name && <p className={`guest-name${nameSize(name)}`}>{name}</p>}
         {(type || result.guest?.company) && (
           <p className="guest-meta">
@@ -204,21 +227,41 @@ export function ResultPanel({
           </p>
         )}
         {view.detail && <p className="detail">{view.detail}</p>}
-        {result.guest?.notes && <p className="detail note">{result.guest.notes}</p>}
+        {notes && (
+          <p className="detail note" data-testid="note">
+            {notes}
+          </p>
+        )}
         <DoorAnswers answers={result.guest?.door_answers} />
         {result.replayed && result.outcome !== 'double_admission' && <p className="detail small">{t('result.fromQueue')}</p>}
-        {onPrintBadge && view.tone === 'green' && result.guest?.id !== undefined && (
-          <button
-            type="button"
-            className="print-badge"
-            aria-label={tb('door.printLabel', { name })}
-            onClick={(e) => {
-              e.stopPropagation();
-              onPrintBadge(result.guest!);
-            }}
-          >
-            {tb('door.print')}
-          </button>
+        {(attention || (onPrintBadge && view.tone === 'green' && result.guest?.id !== undefined)) && (
+          <div className="result-buttons">
+            {attention && (
+              <button
+                type="button"
+                className="primary seen"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  attention.onSeen();
+                }}
+              >
+                {t('attention.acknowledge')}
+              </button>
+            )}
+            {onPrintBadge && view.tone === 'green' && result.guest?.id !== undefined && (
+              <button
+                type="button"
+                className="print-badge"
+                aria-label={tb('door.printLabel', { name })}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  onPrintBadge(result.guest!);
+                }}
+              >
+                {tb('door.print')}
+              </button>
+            )}
+          </div>
         )}
       </div>
     </section>

@@ -24,6 +24,7 @@ export function SearchPanel({
   guestList,
   online,
   timezone,
+  inSession = false,
   onCheck,
   onPrintBadge,
   onClose,
@@ -34,6 +35,8 @@ export function SearchPanel({
   guestList?: OfflineGuestList;
   online: boolean;
   timezone: string;
+  /** Session attendance: a guest in the event may still be checked in to the session. */
+  inSession?: boolean;
   onCheck: (guest: GuestSummary, direction: 'in' | 'out') => void;
   onPrintBadge?: (guest: GuestSummary) => void;
   onClose: () => void;
@@ -113,9 +116,12 @@ export function SearchPanel({
                   {guest.checked_in_at ? t('search.inSince', { time: eventTime(guest.checked_in_at, timezone) }) : inactive ? t('search.inactive') : t('search.notIn')}
                 </span>
                 <div className="row">
-                  <button type="button" className="primary" onClick={() => onCheck(guest, 'in')} aria-label={t('search.checkInLabel', { name })}>
-                    {t('search.checkIn')}
-                  </button>
+                  {/* A guest already in shows their state (beside), not a check-in that would answer amber. */}
+                  {(!guest.checked_in_at || inSession) && (
+                    <button type="button" className="primary" onClick={() => onCheck(guest, 'in')} aria-label={t('search.checkInLabel', { name })}>
+                      {t('search.checkIn')}
+                    </button>
+                  )}
                   {guest.checked_in_at && (
                     <button type="button" onClick={() => onCheck(guest, 'out')} aria-label={t('search.checkOutLabel', { name })}>
                       {t('search.checkOut')}

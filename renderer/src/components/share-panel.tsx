@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import QRCode from 'qrcode';
 import { OfflineError, type Api } from '../api';
+import { Fingerprint } from './fingerprint';
 import type { LanStateRecord as LanState } from '../console/wire';
 import { Dialog } from './dialog';
 
@@ -81,7 +82,7 @@ export function ShareDetails({ api }: { api: Api }) {
       {state.fingerprint && (
         <p className="fingerprint">
           {t('fingerprint')}
-          <code data-testid="share-fingerprint">{state.fingerprint}</code>
+          <Fingerprint value={state.fingerprint} testId="share-fingerprint" />
         </p>
       )}
       <div className="trust-steps">
@@ -114,7 +115,7 @@ export function ShareDetails({ api }: { api: Api }) {
       {state.certificate_fingerprint && (
         <p className="muted fingerprint">
           {t('certificateFingerprint')}
-          <code>{state.certificate_fingerprint}</code>
+          <Fingerprint value={state.certificate_fingerprint} />
         </p>
       )}
     </div>

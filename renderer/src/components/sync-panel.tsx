@@ -6,6 +6,7 @@ import { eventTime } from '../event-clock';
 import type { SyncStatus } from '../types';
 import { useNow } from './sync-chip';
 import { FollowPanel } from './follow-panel';
+import { Fingerprint } from './fingerprint';
 
 const POLL_MS = 2000;
 
@@ -110,10 +111,15 @@ function SyncState({ status }: { status: SyncStatus }) {
         ? t('offline', { pending: status.pending })
         : t('error', { error: status.error ?? '', pending: status.pending });
   return (
-    <div className={`sync-state sync-${status.state}`} role="status">
+    <div className={`sync-state sync-${status.state}`} role="status" data-testid="sync-link-state">
       <strong>{line}</strong>
       <span className="muted">{t('upstream', { url: status.url })}</span>
-      {status.fingerprint && <span className="muted">{t('pinned', { fingerprint: status.fingerprint })}</span>}
+      {status.fingerprint && (
+        <span className="muted">
+          {t('pinnedLabel')}
+          <Fingerprint value={status.fingerprint} testId="pinned-fingerprint" />
+        </span>
+      )}
       {status.state === 'ok' && status.pending > 0 && <span>{t('sending', { pending: status.pending })}</span>}
       {status.state !== 'ok' && <span>{t('worksAlone')}</span>}
     </div>

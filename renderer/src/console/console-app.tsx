@@ -52,7 +52,9 @@ export function ConsoleApp({ api, caller, path, onSignOut, onOpenDoor }: { api: 
           {t('common:signOut')}
         </button>
       </nav>
-      <main className="console-main">{content}</main>
+      <main className="console-main" id="console-main" tabIndex={-1}>
+        {content}
+      </main>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Api } from '../api';
+import { listAll, type Api } from '../api';
+import { copyNames } from '../../../core/copy-names';
 import type { EventSummary } from '../types';
 import { CsvImport } from './csv-import';
 import { EventFileExport } from './event-files';
@@ -35,7 +36,7 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
   const [error, setError] = useState<string>();
   const [version, setVersion] = useState(0);
   const [editing, setEditing] = useState(false);
-  const [duplicated, setDuplicated] = useState<number[]>();
+  const [duplicated, setDuplicated] = useState<{ id: number; name: string }>();
   const { items: groups } = useList<GroupRecord>(api, '/groups');
   const current: EventTab = EVENT_TABS.includes(tab as EventTab) ? (tab as EventTab) : 'registration-types';
 
@@ -43,9 +44,13 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
     api.get<EventRecord>(`/events/${eventId}`).then(setEvent, (err) => setError((err as Error).message));
   }, [api, eventId, version]);
 
+  // The copy is named in the organiser's language ("Gala (Kopie)"), the next name free in its group.
   const duplicate = async () => {
-    const answer = await api.request<{ new_event_ids: number[] }>('POST', `/events/${eventId}/duplicate_event`, { quantity: 1 });
-    if (answer.status === 200) setDuplicated(answer.body.new_event_ids);
+    if (!event) return;
+    const siblings = await listAll<EventRecord>(api, `/events?group_id=${event.group_id}`).catch(() => []);
+    const [name] = copyNames(event.name, 1, siblings.map((e) => e.name), undefined, 255, t('events.copyWord'));
+    const answer = await api.request<{ new_event_ids: number[] }>('POST', `/events/${eventId}/duplicate_event`, { quantity: 1, name });
+    if (answer.status === 200) setDuplicated({ id: answer.body.new_event_ids[0], name });
   };
 
   if (error) return <p className="error" role="alert">{error}</p>;
@@ -74,11 +79,9 @@ export function EventPage({ api, eventId, tab, onOpenDoor }: { api: Api; eventId
       {duplicated && (
         <p className="notice" role="status">
           {t('events.duplicated')}{' '}
-          {duplicated.map((id) => (
-            <a key={id} href={consoleHref('events', id)}>
-              #{id}
-            </a>
-          ))}
+          <a href={consoleHref('events', duplicated.id)} data-testid="copy-link">
+            {t('events.openCopy', { name: duplicated.name })}
+          </a>
         </p>
       )}
       <nav className="event-tabs" aria-label={t('events.sections')}>

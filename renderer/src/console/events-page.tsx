@@ -31,7 +31,7 @@ export function EventDialog({ api, groups, event, onDone, onClose }: { api: Api;
           <SelectField form={form} name="group_id" label={t('fields.group')} required numeric options={groups.map((g) => ({ value: g.id, label: g.name }))} />
           <TimezoneField form={form} name="timezone" label={t('fields.timezone')} required />
           <DateTimeField form={form} name="starts" label={t('fields.starts')} required />
-          <DateTimeField form={form} name="ends" label={t('fields.ends')} required />
+          <DateTimeField form={form} name="ends" label={t('fields.ends')} required defaultTime="23:00" />
         </div>
         <p className="muted">{t('events.localTime')}</p>
         <FormFooter error={formError} busy={form.formState.isSubmitting} submitLabel={event ? t('saveChanges') : t('create')} onCancel={onClose} />

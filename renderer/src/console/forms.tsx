@@ -1,10 +1,11 @@
-import { useId, useState, type ReactNode } from 'react';
-import { Controller, useForm, useWatch, type FieldValues, type Path, type UseFormProps, type UseFormReturn } from 'react-hook-form';
+import { useId, useMemo, useState, type ReactNode } from 'react';
+import { Controller, useForm, useWatch, type FieldValues, type Path, type PathValue, type UseFormProps, type UseFormReturn } from 'react-hook-form';
 import { DayPicker } from 'react-day-picker';
 import 'react-day-picker/style.css';
 import { useTranslation } from 'react-i18next';
 import { detailOf, OfflineError, type ApiAnswer } from '../api';
 import { TIMEZONES } from '../../../core/messages';
+import { suggestZone } from './zone-suggest';
 
 /**
  * A form whose truth is the server: it sends, and a 400's field errors (`{field: [message]}`)
@@ -134,7 +135,8 @@ export function SelectField<T extends FieldValues>({ form, name, label, required
 /**
  * Searchable: typing filters the spec's 39 timezones (the browser's own suggestion list). The
  * API's answer to a zone it does not take lists all 39; the field says it in one line instead,
- * since its suggestions already are that list.
+ * since its suggestions already are that list. A real zone outside the list (Europe/Berlin) is
+ * answered as it is typed with the accepted zone that keeps the same clock, one click away.
  */
 export function TimezoneField<T extends FieldValues>({ form, name, label, required }: FieldProps<T>) {
   const listId = useId();
@@ -142,16 +144,33 @@ export function TimezoneField<T extends FieldValues>({ form, name, label, requir
   const value = useWatch({ control: form.control, name });
   const answer = form.formState.errors[name]?.message as string | undefined;
   const unknown = typeof value === 'string' && value !== '' && !TIMEZONES.includes(value);
-  const error = answer && unknown ? t('timezoneUnknown', { value }) : answer;
+  const suggestion = useMemo(() => (typeof value === 'string' ? suggestZone(value) : undefined), [value]);
+  const error = answer && unknown && !suggestion ? t('timezoneUnknown', { value }) : suggestion ? undefined : answer;
   return (
     <label className="field">
       <span className={required ? 'required' : undefined}>{label}</span>
-      <input {...form.register(name)} list={listId} role="combobox" autoComplete="off" spellCheck={false} aria-invalid={!!error} />
+      <input {...form.register(name)} list={listId} role="combobox" autoComplete="off" spellCheck={false} aria-invalid={!!error || !!suggestion} />
       <datalist id={listId}>
         {TIMEZONES.map((zone) => (
           <option key={zone} value={zone} />
         ))}
       </datalist>
+      {suggestion && (
+        <span className="field-hint" role="status" data-testid="timezone-suggestion">
+          {t(suggestion.kind === 'same-clock' ? 'timezoneSameClock' : 'timezoneSameToday', { value: String(value).trim(), zone: suggestion.zone })}{' '}
+          <button
+            type="button"
+            className="link-button"
+            onClick={(e) => {
+              e.preventDefault();
+              form.setValue(name, suggestion.zone as PathValue<T, Path<T>>, { shouldValidate: false, shouldDirty: true });
+              form.clearErrors(name);
+            }}
+          >
+            {t('timezoneUse', { zone: suggestion.zone })}
+          </button>
+        </span>
+      )}
       <ErrorText message={error} />
     </label>
   );
@@ -162,9 +181,11 @@ const dayOf = (date: Date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}
 
 /**
  * The API's `YYYY-MM-DDThh:mm`, typed or picked: the calendar sets the day and keeps the time
- * (09:00 when there was none). The value is a wall-clock time, never converted.
+ * already in the field; an empty field gets `defaultTime` (18:00: Doorlist's events are the
+ * evening's, and a forgotten 00:00 would open the door on the night before). The value is a
+ * wall-clock time, never converted.
  */
-export function DateTimeField<T extends FieldValues>({ form, name, label, required }: FieldProps<T>) {
+export function DateTimeField<T extends FieldValues>({ form, name, label, required, defaultTime = '18:00' }: FieldProps<T> & { defaultTime?: string }) {
   const [open, setOpen] = useState(false);
   const { t } = useTranslation('console');
   const error = form.formState.errors[name]?.message as string | undefined;
@@ -176,7 +197,7 @@ export function DateTimeField<T extends FieldValues>({ form, name, label, requir
         const value = typeof field.value === 'string' ? field.value : '';
         const match = /^(\d{4})-(\d\d)-(\d\d)/.exec(value);
         const selected = match ? new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : undefined;
-        const time = /T(\d\d:\d\d)/.exec(value)?.[1] ?? '09:00';
+        const time = /T(\d\d:\d\d)/.exec(value)?.[1] ?? defaultTime;
         return (
           <div className={open ? 'field datetime open' : 'field datetime'}>
             <label>

@@ -27,7 +27,8 @@ export function useAcceptedScans(deps: RefObject<PipelineDeps>) {
     [deps],
   );
 
-  const acknowledge = useCallback(() => setAttention((list) => list.slice(1)), []);
+  /** One guest seen: the one named, or else the one waiting longest (Enter on the empty field). */
+  const acknowledge = useCallback((serial?: number) => setAttention((list) => (serial === undefined ? list.slice(1) : list.filter((r) => r.serial !== serial))), []);
   const dropAttention = useCallback((serial: number) => setAttention((list) => list.filter((r) => r.serial !== serial)), []);
 
   return { accepted, attention, acknowledge, dropAttention };

@@ -22,7 +22,7 @@ export function useVerdict(deps: RefObject<PipelineDeps>) {
     (next: ScanResult, sound: Sound = next.outcome) => {
       shownSerial.current = next.serial;
       setResult(next);
-      setSpoken({ text: announcement(next, deps.current.types, deps.current.timezone), serial: next.serial });
+      setSpoken({ text: announcement(next, deps.current.types, deps.current.timezone, sound === 'attention'), serial: next.serial });
       beep(sound);
     },
     [deps],

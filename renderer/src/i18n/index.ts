@@ -1,5 +1,6 @@
 import i18next, { type BackendModule, type ReadCallback } from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import { frenchDe } from './elision';
 
 /** The languages a station can be set to; the first is the reference the others are checked against. */
 export const LANGUAGES = [
@@ -73,6 +74,8 @@ export async function startI18n(): Promise<void> {
       saveMissing: true,
       missingKeyHandler: (languages, namespace, key) => console.warn(`Untranslated: ${namespace}:${key} (${languages.join(', ')})`),
     });
+  // French elides "de" before a vowel, and a name is only known at run time: `{{name, de}}`.
+  i18next.services.formatter?.add('de', frenchDe);
   document.documentElement.lang = i18next.language;
 }
 

@@ -46,13 +46,17 @@ export class ConsolePage {
     await expect(this.page.locator('.group-tree')).toContainText(name);
   }
 
-  /** Picks a day of the shown month on the field's calendar (time 09:00), then types the time. */
-  async pickDay(form: Locator, label: string, day: number, time: string): Promise<void> {
+  /**
+   * Picks a day of the shown month on the field's calendar: the time already in the field stays,
+   * an empty field gets `defaultTime` (18:00 for a start, 23:00 for an event's end); then types the time.
+   */
+  async pickDay(form: Locator, label: string, day: number, time: string, defaultTime = '18:00'): Promise<void> {
+    const input = form.getByLabel(label, { exact: true });
+    const before = /T(\d\d:\d\d)$/.exec(await input.inputValue())?.[1] ?? defaultTime;
     await form.getByRole('button', { name: `Pick a date for ${label}` }).click();
     await form.locator('.calendar-pop').getByRole('button', { name: new RegExp(`\\b${day}(st|nd|rd|th)?\\b`) }).first().click();
-    const input = form.getByLabel(label, { exact: true });
-    await expect(input).toHaveValue(/T09:00$/);
-    await input.fill((await input.inputValue()).replace('09:00', time));
+    await expect(input).toHaveValue(new RegExp(`-${String(day).padStart(2, '0')}T${before}$`));
+    await input.fill((await input.inputValue()).replace(/T\d\d:\d\d$/, `T${time}`));
   }
 
   /** 1280x800 and a phone, for the guides in docs/; the caller looks at them. */

@@ -61,8 +61,9 @@ export class DoorPage {
     await expect(this.connection()).not.toHaveAttribute('data-copy-size', '0', { timeout: 15_000 });
   }
 
-  attention() {
-    return this.page.getByTestId('attention');
+  /** Guests the door stopped for who are no longer the answer in front and are not yet seen. */
+  attentionWaiting() {
+    return this.page.getByTestId('attention-waiting');
   }
 
   scanField() {
