@@ -71,7 +71,7 @@ const hintId = (name: string) => `${name}-hint`;
 // Inside the field's label, kept out of its name (aria-hidden) and read as its description instead.
 function HintText({ name, hint }: { name: string; hint?: string }) {
   return hint ? (
-    <span className="field-hint" id={hintId(name)} aria-hidden="true">
+    <span className="field-note" id={hintId(name)} aria-hidden="true">
       {hint}
     </span>
   ) : null;
