@@ -2,7 +2,7 @@
  * The layers point one way: main/ -> server/ -> db/ -> core/, and server/ -> core/ (STYLE.md 11);
  * renderer/ talks to server/ over HTTP and borrows its types only.
  * `npm run lint` holds the code to it; .ci/run fails when it breaks, and
- * test/unit/lint-rules.test.ts proves that each rule fires on a probe import.
+ * test/api/lint-rules.test.ts proves that each rule fires on a probe import.
  */
 
 /**

@@ -30,6 +30,7 @@ import { benchDriverFloor } from './driver-floor';
 import { benchFloor } from './floor';
 import { benchCsvImport, benchGuestCreate } from './guests';
 import { benchImportFloor } from './import-floor';
+import { benchMemory } from './memory';
 import { benchMergeBeside } from './merge-beside';
 import { benchScanBesideReads } from './scan-during-reads';
 import { benchSearch } from './search';
@@ -156,6 +157,12 @@ const SECTIONS: Section[] = [
       ctx.scanned += badges.scanned;
       return badges.metrics;
     },
+  },
+  {
+    name: 'memory',
+    // Reports its own peaks: the gzip bombs' is read alone.
+    reportsRss: true,
+    run: (ctx) => benchMemory({ baseUrl: ctx.baseUrl, key: ctx.key, adminToken: ctx.adminToken, server: ctx.server }, ctx.log),
   },
   {
     name: 'start-up',

@@ -207,4 +207,14 @@ export const MSG = {
   syncCertificateChanged: (fingerprint: string) =>
     `The upstream's certificate changed and matches neither the fingerprint kept for it nor its authority (it now shows ${fingerprint}); follow it again after checking its screen.`,
   syncFingerprintFormat: 'Enter the SHA-256 fingerprint: 64 hexadecimal digits (colons and spaces are ignored).',
+  syncCertificateForged:
+    "The upstream's certificate names the pinned authority but is not signed by it: another device may be answering on this address. Nothing was sent to it.",
+  syncCertificateWrongHost: (host: string) =>
+    `The upstream's certificate is signed by the pinned authority but not issued for ${host}; use the address on the upstream's screen.`,
+  syncCertificateInvalid: (reason: string) =>
+    `The upstream's certificate is signed by the pinned authority but not valid (${reason}); check the upstream's clock and screen.`,
+  syncTooSlow: (bytesPerSecond: number) =>
+    `The upstream answered too slowly (under ${bytesPerSecond >= 1024 ? `${Math.round(bytesPerSecond / 1024)} KB/s` : `${bytesPerSecond} B/s`}); this laptop gave up and tries again.`,
+  syncPushAnswerTooLarge: "The upstream's answer is larger than what this laptop pushed can produce; nothing of it was kept.",
+  syncTooLong: (seconds: number) => `The upstream took longer than ${seconds} s for one exchange; this laptop gave up and tries again.`,
 } as const;

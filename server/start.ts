@@ -15,7 +15,7 @@ import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
-import { SyncFollower } from './sync';
+import { SyncFollower, syncTiming } from './sync';
 import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
 
 export interface RunningServer {
@@ -29,6 +29,8 @@ export interface RunningServer {
   lan: LanShare;
   /** Settles once SQLite has checked every page of the database; rejects when it is damaged. */
   checked: Promise<void>;
+  /** What the sync follower has done so far (its ticks and cycles), for tests that wait on it. */
+  follower: Pick<SyncFollower, 'ticks' | 'cyclesEnded'>;
   close(): Promise<void>;
 }
 
@@ -203,7 +205,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const secure = await startLanHttps(lan, config, logger);
   if (options.announce !== false) announce(url, secure, lan);
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
+  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs, syncTiming(config));
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
   let closing = false;
@@ -226,6 +228,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app,
     lan,
     checked,
+    follower,
     close: async () => {
       closing = true;
       clearTimeout(clearing);

@@ -9,6 +9,14 @@ export class OfflineError extends Error {
   }
 }
 
+/** A request of a client the station has signed out of: never sent, or its answer dropped. */
+export class SignedOutError extends Error {
+  constructor() {
+    super('Signed out.');
+    this.name = 'SignedOutError';
+  }
+}
+
 /** The token is no longer valid: the screen goes back to sign-in. */
 export class SessionExpiredError extends Error {
   constructor(readonly detail: string) {
@@ -85,11 +93,24 @@ export class Api {
     private readonly onExpired: (detail: string) => void = () => {},
   ) {}
 
+  private closed = false;
+
+  /**
+   * Signed out (or the token refused): nothing is sent any more, and an answer still on its way
+   * is taken for none, so it cannot write a guest back into the browser after the wipe.
+   */
+  close(): void {
+    this.closed = true;
+  }
+
   async request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiAnswer<T>> {
+    if (this.closed) throw new SignedOutError();
     try {
-      return await apiRequest<T>(this.token, method, path, body, options);
+      const answer = await apiRequest<T>(this.token, method, path, body, options);
+      if (this.closed) throw new SignedOutError();
+      return answer;
     } catch (err) {
-      if (err instanceof SessionExpiredError) this.onExpired(err.detail);
+      if (err instanceof SessionExpiredError && !this.closed) this.onExpired(err.detail);
       throw err;
     }
   }

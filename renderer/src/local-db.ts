@@ -2,7 +2,7 @@
  * The station's own IndexedDB: scans waiting for the server, and each event's copy of the
  * guest list the door decides from when the server cannot be reached.
  */
-const DB_NAME = 'doorlist';
+export const DB_NAME = 'doorlist';
 const VERSION = 2;
 
 export const QUEUE_STORE = 'queued_scans';
@@ -10,6 +10,17 @@ export const GUEST_STORE = 'guests';
 export const META_STORE = 'meta';
 
 let opening: Promise<IDBDatabase> | undefined;
+let generation = 0;
+
+/** Which wipe this page is past: a copy opened under one generation never writes under the next. */
+export function writeGeneration(): number {
+  return generation;
+}
+
+/** Called by a wipe before it removes anything: every copy opened until now stops writing. */
+export function forgetWrites(): void {
+  generation += 1;
+}
 
 function openDb(): Promise<IDBDatabase> {
   opening ??= new Promise((resolve, reject) => {

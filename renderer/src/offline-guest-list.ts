@@ -2,7 +2,7 @@ import type { Api } from './api';
 import { searchTerms, searchWords } from '../../core/search-terms';
 import { doorDecision, guestDoorState } from '../../core/scan';
 import { swapCase } from './checkin';
-import { GUEST_STORE, META_STORE, run } from './local-db';
+import { GUEST_STORE, META_STORE, run, writeGeneration } from './local-db';
 import type { CodeKind, Direction, DoorAnswer, GuestSummary, ScanStatus } from './types';
 
 /** A guest as this station keeps it: the list's fields plus where they were let in. */
@@ -121,7 +121,15 @@ export class OfflineGuestList {
   /** Question id to its text, for the questions shown at the door (DESIGN: `door_answers`). */
   private doorQuestions = new Map<number, string>();
 
+  /** The wipe this copy was opened after: once the station wipes again, this copy writes nothing more. */
+  private readonly generation = writeGeneration();
+
   private constructor(readonly eventId: number) {}
+
+  /** Whether this copy may still write: no sign-out, 401 or change of event has wiped since it opened. */
+  private get current(): boolean {
+    return this.generation === writeGeneration();
+  }
 
   /** The copy as stored (empty the first time). */
   static async open(eventId: number): Promise<OfflineGuestList> {
@@ -159,7 +167,7 @@ export class OfflineGuestList {
   }
 
   private async store(guests: OfflineGuest[]): Promise<void> {
-    if (!guests.length) return;
+    if (!guests.length || !this.current) return;
     await run(GUEST_STORE, 'readwrite', (store) => {
       for (const guest of guests) store.put(guest);
     }).catch(() => undefined);
@@ -201,7 +209,7 @@ export class OfflineGuestList {
     }
     this.doorQuestions = new Map(doorQuestions.map((q) => [q.id, q.question]));
     await this.store(changed);
-    if (startTime) {
+    if (startTime && this.current) {
       this.since = startTime;
       await run(META_STORE, 'readwrite', (store) => store.put({ key: metaKey(this.eventId), since: startTime, doorQuestions } satisfies CopyMeta)).catch(() => undefined);
     }

@@ -103,6 +103,9 @@ export interface SyncStatus {
   last_pull_at: string | null;
   last_push_at: string | null;
   pending: number;
+  /** All of them; the lists below hold the latest few (GET /events/:id/sync/double_admissions and /conflicts page the rest). */
+  double_admissions_count: number;
+  conflicts_count: number;
   double_admissions: {
     guest_id: number | null;
     guest_uid: string;

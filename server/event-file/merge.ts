@@ -110,6 +110,8 @@ export interface ImportOptions {
    * and a file of an event not here is refused. Default true.
    */
   allowSetupChanges?: boolean;
+  /** How long to wait for another import of the same event (IMPORT_WAIT_MS when unset; tests set it shorter). */
+  waitMs?: number;
   /**
    * Whether a door is writing to this database now (LocalWrites.doorActive). A new event's rows
    * go in short transactions, so a scan never waits long behind one, unless this answers false:
@@ -367,7 +369,7 @@ export class EventMerger {
    */
   private async eventOnceNoImportRuns(uid: string): Promise<ImportingEventRow | undefined> {
     const { scope } = this.options;
-    const deadline = Date.now() + IMPORT_WAIT_MS;
+    const deadline = Date.now() + (this.options.waitMs ?? IMPORT_WAIT_MS);
     for (;;) {
       // An import a crash left behind no longer holds its event's uid.
       for (const id of await abandonedImports(this.db)) await discardHiddenEvent(this.db, id);

@@ -91,6 +91,7 @@ export function eventFilesRouter(deps: RouteDeps) {
           allowSetupChanges: caller.role !== 'door',
           reader: deps.readDb,
           doorActive: () => deps.localWrites.doorActive(),
+          waitMs: deps.config.importWaitMs,
         });
         return { status: result.event_created ? 201 : 200, body: result };
       } finally {

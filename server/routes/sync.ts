@@ -6,14 +6,14 @@ import { scopedEvent } from '../http/scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
-import { SyncChangesQuery, SyncCreate, SyncCreated, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
-import { envelopeSchema } from '../http/pagination';
+import { SyncChangesQuery, SyncConflict, SyncCreate, SyncCreated, SyncDoubleAdmission, SyncFindingsQuery, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
-import { followEvent, previewUpstream, syncOf, syncStatus } from '../sync';
+import { followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
@@ -40,7 +40,7 @@ export function syncRouter(deps: RouteDeps) {
       409: { description: MSG.syncAlreadyFollowed, content: { 'application/json': { schema: DetailResponse } } },
     },
     handler: async ({ body }) => {
-      const created = await followEvent(deps.db, body);
+      const created = await followEvent(deps.db, body, syncTiming(deps.config));
       return { status: 201, body: created };
     },
   });
@@ -53,7 +53,7 @@ export function syncRouter(deps: RouteDeps) {
     access: 'signed-in-admin',
     body: SyncPreviewRequest,
     responses: { 200: { description: "The upstream's fingerprint and events", content: { 'application/json': { schema: SyncPreview } } } },
-    handler: async ({ body }) => ({ status: 200, body: await previewUpstream(body) }),
+    handler: async ({ body }) => ({ status: 200, body: await previewUpstream(body, syncTiming(deps.config)) }),
   });
 
   route({
@@ -81,6 +81,38 @@ export function syncRouter(deps: RouteDeps) {
       // Door screens poll this: on the read connection it never queues behind a scan's write.
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
       return { status: 200, body: await syncStatus(deps.readDb, await syncOf(deps.readDb, event)) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/double_admissions',
+    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    query: SyncFindingsQuery,
+    responses: { 200: { description: 'Double admissions', content: { 'application/json': { schema: envelopeSchema(SyncDoubleAdmission, 'SyncDoubleAdmissionList') } } }, 404: MSG.syncNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
+      const { count, results } = await syncDoubleAdmissions(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, results) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/conflicts',
+    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    query: SyncFindingsQuery,
+    responses: { 200: { description: 'Conflicts', content: { 'application/json': { schema: envelopeSchema(SyncConflict, 'SyncConflictList') } } }, 404: MSG.syncNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
+      const { count, results } = await syncConflicts(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, results) };
     },
   });
 

@@ -6,6 +6,7 @@ import { classifyDbError } from '../../db/errors';
 import { MSG } from '../../core/messages';
 import { TEST_PG } from '../helpers/database';
 import { TestServer } from '../helpers/server';
+import { eventually } from '../helpers/eventually';
 
 const skip = TEST_PG ? false : 'losing the database connection is a PostgreSQL matter (DOORLIST_TEST_PG)';
 
@@ -67,11 +68,12 @@ describe('a lost PostgreSQL connection', { skip }, () => {
         (err: unknown) => err,
       );
       // Cut its connection as soon as the statement is seen running.
-      const deadline = Date.now() + 5000;
-      while ((await admin("select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(10)%' and pid <> pg_backend_pid()")) === 0) {
-        assert.ok(Date.now() < deadline, 'the statement never showed in pg_stat_activity');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(
+        'the statement in pg_stat_activity',
+        async () => ((await admin("select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(10)%' and pid <> pg_backend_pid()")) > 0 ? true : undefined),
+        20_000,
+        20,
+      );
       assert.deepEqual(classifyDbError(await sleeping), { kind: 'unavailable' });
       // The cut connection can be handed out once more before its end is noticed: that
       // statement fails as unavailable too (a 503), and the one after runs on a new connection.

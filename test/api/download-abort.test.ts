@@ -4,9 +4,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/eventually';
 import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 
-const GUESTS = 25_000;
+// Enough that each download below runs past its last cut point (256 KB, gzip included).
+const GUESTS = 10_000;
+const CHECKINS = 1000;
 
 /** Where a client hangs up: before any answer, at the headers, or after some of the body. */
 const CUT_POINTS = [
@@ -40,7 +43,7 @@ describe('a client that hangs up mid-download, against a real server process', (
     return { status: res.status, body: (await res.json()) as any };
   };
   /** Request lines the server logged: each request gets one when its response closes, whole or cut. */
-  const requestLines = () => server.output().stdout.split('\n').filter((line) => /"request (aborted|completed)"/.test(line)).length;
+  const requestLines = () => server.output().stdout.match(/"request (aborted|completed)"/g)?.length ?? 0;
 
   /**
    * GETs `pathName` and destroys the connection at `bytes` of the body (-1: as soon as the
@@ -66,10 +69,7 @@ describe('a client that hangs up mid-download, against a real server process', (
       req.on('error', () => resolve());
       if (bytes < 0) req.once('finish', () => setImmediate(() => (req.destroy(), resolve())));
     });
-    for (const started = Date.now(); requestLines() === seen && server.child.exitCode === null && server.child.signalCode === null; ) {
-      assert.ok(Date.now() - started < 30_000, `the server never saw the hang-up of ${pathName}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(`the server's line for the hang-up of ${pathName}`, async () => (requestLines() !== seen || server.child.exitCode !== null || server.child.signalCode !== null ? true : undefined), 30_000, 20);
     return received;
   }
 
@@ -83,7 +83,11 @@ describe('a client that hangs up mid-download, against a real server process', (
     const rows = Array.from({ length: GUESTS }, (_, i) => `Guest,${i},g${i}@example.test,CUT-${i}`);
     const imported = await api('POST', `/events/${eventId}/guests.csv`, `first_name,last_name,email,barcode\n${rows.join('\n')}\n`, 'text/csv');
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
-    for (let i = 0; i < 1000; i++) assert.equal((await api('POST', `/events/${eventId}/checkins`, { barcode: `CUT-${i}` })).status, 201);
+    // Scans in batches of 25 at once, as several doors send them.
+    for (let i = 0; i < CHECKINS; i += 25) {
+      const batch = await Promise.all(Array.from({ length: 25 }, (_, j) => api('POST', `/events/${eventId}/checkins`, { barcode: `CUT-${i + j}` })));
+      for (const res of batch) assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
   });
   after(async () => {
     await server?.stop();

@@ -10,18 +10,8 @@ import { EVENT_FILE_FORMAT, EVENT_FILE_VERSION } from '../../server/event-file/f
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN = { username: 'bomb-admin', password: 'bomb-admin-secret' };
-// "A few hundred MB": the server's peak resident memory over its whole life, start-up included.
-const RSS_LIMIT_MB = 300;
-// Refused "within seconds" and nothing held up, with room for a machine shared with other work.
-const ANSWER_WITHIN_MS = 10_000;
-const OTHERS_WITHIN_MS = 2_000;
-
-/** The kernel's figures of a process, in MB: resident now and its peak. */
-function memoryMb(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)![1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
+// How fast and in how much memory a bomb is refused are figures of `npm run bench` (section
+// memory); here, that it is refused, writes nothing and other requests are answered meanwhile.
 
 const HEADER = JSON.stringify({
   format: EVENT_FILE_FORMAT,
@@ -76,51 +66,41 @@ describe('POST /events/import of a gzip bomb (a real server process)', () => {
   async function upload(file: Buffer) {
     const headers = { authorization: `Token ${token}` };
     let uploading = true;
-    const others: number[] = [];
+    let others = 0;
     const poll = (async () => {
       while (uploading) {
-        const started = performance.now();
         const res = await fetch(`${baseUrl}/events`, { headers });
         assert.equal(res.status, 200);
         await res.arrayBuffer();
-        others.push(performance.now() - started);
+        others++;
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    let rss = 0;
-    const sampler = setInterval(() => (rss = Math.max(rss, memoryMb(child.pid!).rss)), 25);
-    const started = performance.now();
     const res = await fetch(`${baseUrl}/events/import`, { method: 'POST', headers: { ...headers, 'content-type': 'application/gzip' }, body: new Uint8Array(file) });
     const body = await res.json();
-    const tookMs = performance.now() - started;
     uploading = false;
-    clearInterval(sampler);
     await poll;
     const events = (await (await fetch(`${baseUrl}/events`, { headers })).json()) as { count: number };
-    return { status: res.status, body, tookMs, others, rss, peak: memoryMb(child.pid!).peak, events: events.count };
+    return { status: res.status, body, others, events: events.count };
   }
 
-  it('answers 400 within seconds to one 2 GB line, in bounded memory, holding no one up and writing nothing', async () => {
+  it('answers 400 to one 2 GB line, holding no one up and writing nothing', async () => {
     const file = bomb('a', 2048);
     assert.ok(file.length < 4 << 20, `${file.length} bytes`);
     const seen = await upload(file);
     assert.equal(seen.status, 400);
     assert.deepEqual(seen.body, { detail: MSG.eventFileLineTooLong(1) });
-    assert.ok(seen.tookMs < ANSWER_WITHIN_MS, `answered in ${Math.round(seen.tookMs)} ms`);
-    assert.ok(seen.peak < RSS_LIMIT_MB, `peak RSS ${Math.round(seen.peak)} MB`);
-    assert.ok(Math.max(...seen.others) < OTHERS_WITHIN_MS, `other requests took up to ${Math.round(Math.max(...seen.others))} ms`);
+    assert.ok(seen.others > 0);
     assert.equal(seen.events, 0);
   });
 
-  it('answers 400 within seconds to 2 GB of short lines: far more than the file\'s size allows', async () => {
+  it('answers 400 to 2 GB of short lines: far more than the file\'s size allows', async () => {
     const file = bomb('}\n', 2048);
     const seen = await upload(file);
     assert.equal(seen.status, 400);
     // A file may unpack to 64 times its size and 16 MB more: here about 150 MB.
     assert.deepEqual(seen.body, { detail: MSG.eventFileInflatesTooMuch(Math.round((file.length * 64 + (16 << 20)) / 2 ** 20)) });
-    assert.ok(seen.tookMs < ANSWER_WITHIN_MS, `answered in ${Math.round(seen.tookMs)} ms`);
-    assert.ok(seen.peak < RSS_LIMIT_MB, `peak RSS ${Math.round(seen.peak)} MB`);
-    assert.ok(Math.max(...seen.others) < OTHERS_WITHIN_MS, `other requests took up to ${Math.round(Math.max(...seen.others))} ms`);
+    assert.ok(seen.others > 0);
     assert.equal(seen.events, 0);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG, TIMEZONES } from '../../core/messages';
 import { MAX_DUPLICATES } from '../../server/schemas/events';
-import { createEvent, createGroup } from '../helpers/fixtures';
+import { createEvent, createGroup, stampEarlier } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 
 const VALID = { name: 'Gala', starts: '2026-12-31T20:00', ends: '2027-01-01T02:00', timezone: 'Europe/Amsterdam' };
@@ -109,14 +109,16 @@ describe('events', () => {
 
     it('returns only events modified at or after `timestamp` (Unix seconds or ISO)', async () => {
       const before = Math.floor(Date.now() / 1000);
-      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
-      await new Promise((r) => setTimeout(r, 1100));
+      // `timestamp` counts whole seconds: what came before is stamped an hour older than what follows.
+      const older: number[] = await server.db('events').pluck('id');
+      await stampEarlier(server, 'events', {});
       const fresh = await createEvent(server, groupId, { name: 'Fresh' });
       const since = Math.floor(Date.now() / 1000) - 1;
       for (const ts of [String(since), new Date(since * 1000).toISOString().slice(0, 19)]) {
         const res = await server.get(`/events?timestamp=${encodeURIComponent(ts)}`);
         assert.equal(res.status, 200);
         assert.ok(res.body.results.some((e: { id: number }) => e.id === fresh));
+        assert.ok(!res.body.results.some((e: { id: number }) => older.includes(e.id)), JSON.stringify(res.body.results));
         assert.ok(res.body.results.every((e: { modified: string }) => e.modified >= new Date(since * 1000).toISOString().slice(0, 19)));
       }
       assert.ok((await server.get(`/events?timestamp=${before}`)).body.count >= 1);

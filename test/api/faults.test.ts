@@ -8,6 +8,7 @@ import { MSG } from '../../core/messages';
 import { FATAL_EXIT_CODE } from '../../server/fatal-faults';
 import { call, signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 import { ADMIN } from '../helpers/server';
+import { eventually } from '../helpers/eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -23,15 +24,6 @@ function hasCommand(name: string): boolean {
 const isRoot = process.getuid?.() === 0;
 const mountSkip = !isRoot ? 'mounting a file system for the fault needs root' : false;
 const ext4Skip = mountSkip || (!hasCommand('mkfs.ext4') || !hasCommand('chattr') ? 'needs mkfs.ext4 and chattr' : false);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  for (const started = Date.now(); ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() - started < ms, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A group, an event with a registration type, and a way to add guests and scan them. */
 async function eventOn(server: ServerProcess, token: string) {
@@ -170,7 +162,7 @@ describe('a fault the code did not handle', () => {
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
-        await until('the ready line', async () => (stdout.includes('Doorlist listening on') ? true : undefined));
+        await eventually('the ready line', async () => (stdout.includes('Doorlist listening on') ? true : undefined));
         child.kill('SIGUSR2');
         assert.equal(await exited, FATAL_EXIT_CODE);
         const origin = fault === 'exception' ? 'uncaughtException' : 'unhandledRejection';

@@ -250,11 +250,8 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.deepEqual([await count(), await hidden()], [40 + rows, hiddenBefore]);
     const found = await server.get(`/events/${eventId}/guests?search=csv-last`);
     assert.deepEqual(found.body.results.map((g: { first_name: string }) => g.first_name), [`Csv${rows - 1}`]);
-    // Two words that each match every imported guest, searched at once: on PostgreSQL only the
-    // statistics refreshed after the import kept this from joining the lists pair by pair (seconds).
-    const started = performance.now();
+    // Two words that each match every imported guest, searched at once (how fast: `npm run bench`, section search).
     assert.equal((await server.get(`/events/${eventId}/guests?search=row%20example&page_size=1`)).body.count, rows);
-    assert.ok(performance.now() - started < 1000, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('adds exactly one of two files imported at once that share a barcode; the other is refused whole', async () => {

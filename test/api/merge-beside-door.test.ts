@@ -16,14 +16,16 @@ import { createDb, migrateLatest, type Db } from '../../db/knex';
 import { insertGuests } from '../../db/repositories/guests';
 import { exportEventToPath } from '../../server/event-file';
 
-// Large enough that one transaction over the whole change held a scan for seconds on the code
-// before (a merge of 25,000 changed guests took 21 s), small enough for a shared CI machine.
-const CHANGED_GUESTS = 3000;
-const DOOR_CHECKINS = 3000;
-const CHOICES = 5000;
+// Enough changes for many turns (a turn starts at a few rows while a door is at work), few
+// enough for a shared CI machine. How long a scan waits beside a merge is a figure of
+// `npm run bench` (section merge-beside, 25,000 changed guests), not a test's threshold.
+const CHANGED_GUESTS = 1000;
+const DOOR_CHECKINS = 1000;
+const CHOICES = 1000;
 const COPIES = 4;
-// Generous for a loaded 2-core CI machine; `npm run bench` (section merge-beside) gives the real figure.
-const SCAN_P99_MS = 1000;
+// Scans answered before a merge settled: one transaction over the whole change would hold the
+// first scan until its end, so only one or two would be.
+const SCANS_BESIDE = 5;
 
 /** A fault in the database itself: writing this last name to a guest fails. */
 async function refuseGuestName(server: TestServer, name: string): Promise<void> {
@@ -40,35 +42,29 @@ async function allowGuestNames(server: TestServer): Promise<void> {
   if (TEST_PG) await server.db.raw('drop function refuse_guest_name');
 }
 
-function p99(latencies: number[]): number {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
-}
-
 /**
  * Scans one after another, as a door does, until `work` settles: by turns a guest of another
- * group's event and a guest of the event being changed. Answers the work's outcome and each
- * scan's time.
+ * group's event and a guest of the event being changed. Answers the work's outcome and how
+ * many scans were answered meanwhile.
  */
 async function scansBeside<T>(server: TestServer, doors: { eventId: number; barcode: () => string }[], work: Promise<T>) {
   let settled = false;
   const outcome = work.finally(() => (settled = true));
   outcome.catch(() => undefined);
-  const latencies: number[] = [];
+  let scans = 0;
   for (let i = 0; !settled; i++) {
     const door = doors[i % doors.length];
-    const started = performance.now();
     const res = await scan(server, door.eventId, { barcode: door.barcode(), station: 'Door beside' });
-    latencies.push(performance.now() - started);
     assert.equal(res.status, 201, JSON.stringify(res.body));
+    scans++;
+    // A door's pace, not a flood: the merge's turns, not the scans, are what is tested.
+    await new Promise((r) => setTimeout(r, 20));
   }
-  return { result: await outcome, latencies };
+  return { result: await outcome, scans };
 }
 
-function assertDoorKeptMoving(latencies: number[], what: string): void {
-  assert.ok(latencies.length >= 10, `only ${latencies.length} scans went beside ${what}: it ended too soon to tell`);
-  const worst = p99(latencies);
-  assert.ok(worst < SCAN_P99_MS, `scan p99 beside ${what}: ${Math.round(worst)} ms over ${latencies.length} scans`);
+function assertDoorKeptMoving(scans: number, what: string): void {
+  assert.ok(scans >= SCANS_BESIDE, `only ${scans} scans were answered beside ${what}: the door waited for it`);
 }
 
 describe('the door beside large merges, duplicates and door imports (issue 35)', () => {
@@ -84,10 +80,10 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
     const typeId = await seedRegistrationType(server, eventId);
     await seedGuests(server, eventId, typeId, Array.from({ length: CHANGED_GUESTS }, (_, i) => ({ barcode: `M-${i}`, last_name: `Before ${i}` })));
     // Guests of the same event the door scans while the merge runs (the file leaves them be).
-    await seedGuests(server, eventId, typeId, Array.from({ length: 5000 }, (_, i) => ({ barcode: `SAME-${i}`, last_name: `Door ${i}` })));
+    await seedGuests(server, eventId, typeId, Array.from({ length: 3000 }, (_, i) => ({ barcode: `SAME-${i}`, last_name: `Door ${i}` })));
     otherEventId = await createEvent(server, await createGroup(server, { name: 'Another group' }), { name: 'Next door' });
     const otherType = await seedRegistrationType(server, otherEventId);
-    await seedGuests(server, otherEventId, otherType, Array.from({ length: 10_000 }, (_, i) => ({ barcode: `O-${i}`, last_name: `Other ${i}` })));
+    await seedGuests(server, otherEventId, otherType, Array.from({ length: 3000 }, (_, i) => ({ barcode: `O-${i}`, last_name: `Other ${i}` })));
   });
   after(() => server.stop());
 
@@ -117,10 +113,10 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
 
   it(`applies a merge of ${CHANGED_GUESTS} changed guests in turns with the scans of both events`, async () => {
     const file = await renamingFile('After');
-    const { result, latencies } = await scansBeside(server, doors(), importFile(server, file));
+    const { result, scans } = await scansBeside(server, doors(), importFile(server, file));
     assert.equal(result.status, 200, JSON.stringify(result.body));
     assert.equal(result.body.updated.guests, CHANGED_GUESTS);
-    assertDoorKeptMoving(latencies, 'the merge');
+    assertDoorKeptMoving(scans, 'the merge');
     const names = await lastNames();
     assert.equal(names.length, CHANGED_GUESTS);
     assert.ok(names.every((n) => n.startsWith('After ')));
@@ -141,9 +137,9 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
     await refuseGuestName(server, last);
     try {
       const file = await renamingFile('Failed');
-      const { result, latencies } = await scansBeside(server, doors(), importFile(server, file));
+      const { result, scans } = await scansBeside(server, doors(), importFile(server, file));
       assert.ok(result.status >= 400, JSON.stringify(result.body));
-      assertDoorKeptMoving(latencies, 'the failing merge and its undo');
+      assertDoorKeptMoving(scans, 'the failing merge and its undo');
     } finally {
       await allowGuestNames(server);
     }
@@ -166,10 +162,10 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
       record: { uid: randomUUID(), created: scanned, modified: scanned, guest_uid: g.record.uid, session_uid: null, direction: 'in', scanned_at: scanned, station: 'Door laptop', undone_at: null },
     }));
     const file = writeFile(header, [...records.filter((r) => r.table !== 'checkins'), ...checkins]);
-    const { result, latencies } = await scansBeside(server, doors(), importFile(server, file, '', { token: doorKey }));
+    const { result, scans } = await scansBeside(server, doors(), importFile(server, file, '', { token: doorKey }));
     assert.equal(result.status, 200, JSON.stringify(result.body));
     assert.equal(result.body.checkins_added, DOOR_CHECKINS);
-    assertDoorKeptMoving(latencies, "the door key's check-ins");
+    assertDoorKeptMoving(scans, "the door key's check-ins");
     const [{ n }] = await server.db('guests').where({ event_id: eventId }).where('barcode', 'like', 'M-%').whereNotNull('checked_in_at').count({ n: '*' });
     assert.equal(Number(n), DOOR_CHECKINS);
   });
@@ -180,9 +176,9 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
     assert.equal(question.status, 201, JSON.stringify(question.body));
     const rows = Array.from({ length: CHOICES - 1 }, (_, i) => rec({ question_id: question.body.id, answer: `Seat ${i + 1}`, position: i + 1 }));
     for (let i = 0; i < rows.length; i += 500) await server.db('question_choices').insert(rows.slice(i, i + 500));
-    const { result, latencies } = await scansBeside(server, doors(), server.post(`/events/${source}/duplicate_event`, { quantity: COPIES }));
+    const { result, scans } = await scansBeside(server, doors(), server.post(`/events/${source}/duplicate_event`, { quantity: COPIES }));
     assert.equal(result.status, 200, JSON.stringify(result.body));
-    assertDoorKeptMoving(latencies, 'the duplication');
+    assertDoorKeptMoving(scans, 'the duplication');
     const ids: number[] = result.body.new_event_ids;
     assert.equal(ids.length, COPIES);
     const names = await server.db('events').whereIn('id', ids).orderBy('id').pluck('name');
@@ -201,8 +197,8 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
 });
 
 describe('a merge whose process is killed midway (issue 35)', () => {
-  // Three turns of 2,000 (no door at work): killed after the first commits.
-  const GUESTS = 6000;
+  // Three turns (2,000, 2,000 and 500, no door at work): killed after the first commits.
+  const GUESTS = 4500;
   let dir: string;
   let database: TestDatabase;
   let db: Db;

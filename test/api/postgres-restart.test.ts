@@ -5,12 +5,12 @@ import { createDb, migrateLatest } from '../../db/knex';
 import { MSG } from '../../core/messages';
 import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
 import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
+import { eventually } from '../helpers/eventually';
 
 const GUESTS = 20_000;
 const WORKERS = 8;
 const skip = PG_BIN ? false : 'restarting PostgreSQL needs its binaries under /usr/lib/postgresql (apt-get install -y postgresql)';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An event with GUESTS guests, written before the server starts; answers its id. */
 async function seed(url: string): Promise<number> {
@@ -85,13 +85,7 @@ describe('PostgreSQL restarted under a scan load', { skip }, () => {
         }
       }
     });
-    const until = async (what: string, done: () => boolean, ms = 20_000) => {
-      const deadline = Date.now() + ms;
-      while (!done()) {
-        assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-        await sleep(20);
-      }
-    };
+    const until = (what: string, done: () => boolean, ms = 20_000) => eventually(what, () => (done() ? true : undefined), ms, 20);
     const created = (since = 0) => answers.filter((a) => a.status === 201 && a.sent >= since).length;
 
     try {

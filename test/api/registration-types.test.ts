@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
-import { createEvent, createGroup, createRoleKey, twoOrganisers } from '../helpers/fixtures';
+import { createEvent, createGroup, createRoleKey, stampEarlier, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -151,8 +151,8 @@ describe('registration types', () => {
     it('returns only types modified at or after `timestamp`', async () => {
       const event = await createEvent(server, await createGroup(server, { name: 'Delta Co' }));
       await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'Old' });
-      // `timestamp` counts whole seconds: what came before must be at least a second older than what follows.
-      await new Promise((r) => setTimeout(r, 1100));
+      // `timestamp` counts whole seconds: what came before is stamped an hour older than what follows.
+      await stampEarlier(server, 'registration_types', { event_id: event });
       const since = new Date().toISOString().slice(0, 19);
       const fresh = await server.post(`/events/${event}/registration_types`, { ...VALID, name: 'New' });
       const res = await server.get(`/events/${event}/registration_types/?timestamp=${since}`);
@@ -164,8 +164,9 @@ describe('registration types', () => {
   describe('PUT /events/:event_id/registration_types/:registration_type_id', () => {
     it('answers 200 {id} and changes only the fields sent (attention on, then off again), modified moving on', async () => {
       const created = await server.post(path(), { ...VALID, price: 10, door: true });
+      // `modified` counts whole seconds: stamped an hour back, the PUT's stamp is later.
+      await stampEarlier(server, 'registration_types', { id: created.body.id });
       const before = (await server.get(`${path()}/${created.body.id}`)).body;
-      await new Promise((r) => setTimeout(r, 1100)); // `modified` counts whole seconds
       const res = await server.put(`${path()}/${created.body.id}`, { attention: true });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { id: created.body.id });

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
+import { eventually } from '../helpers/eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -44,12 +45,7 @@ describe('npm run doorlist -- follow / sync-status / unfollow (the command line)
     assert.ok(match, res.stdout);
     assert.equal(Number(match[1]), remoteEvent);
     const eventId = Number(match[2]);
-    const until = Date.now() + 5000;
-    let status = await laptop.get(`/events/${eventId}/sync`);
-    while (!status.body.last_push_at && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = await laptop.get(`/events/${eventId}/sync`);
-    }
+    const status = await eventually('the first push', async () => ((res) => (res.body.last_push_at ? res : undefined))(await laptop.get(`/events/${eventId}/sync`)));
     assert.equal(status.body.state, 'ok');
     assert.ok(status.body.last_push_at);
 

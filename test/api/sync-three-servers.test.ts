@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ADMIN } from '../helpers/server';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+import { eventually } from '../helpers/eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay'];
@@ -72,14 +73,20 @@ async function call(server: Server, method: string, pathName: string, body?: unk
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Waits until each laptop has pulled `n` more times (its `last_pull_at` moved on `n` times): `n` ticks of its follower. */
+async function pulls(servers: Record<string, Server | undefined>, local: Record<'a' | 'b', number>, n: number): Promise<void> {
+  await Promise.all(
+    (['a', 'b'] as const).map(async (side) => {
+      const seen = new Set<string>();
+      const lastPull = async () => (await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.last_pull_at as string | null;
+      const from = await lastPull();
+      await eventually(`${n} more pulls on ${side}`, async () => {
+        const at = await lastPull();
+        if (at && at !== from) seen.add(at);
+        return seen.size >= n ? true : undefined;
+      });
+    }),
+  );
 }
 
 /** Every scan the server holds for the event, by uid: station, guest's barcode, direction. */
@@ -118,7 +125,7 @@ for (const central of centrals) {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('carries scans within 3 s, works alone while the central is down, catches up exactly once and names the double admission on both laptops', async () => {
+    it('carries scans between laptops, works alone while the central is down, catches up exactly once and names the double admission on both laptops', async () => {
       database = await central.database(dir);
       const centralDb = database.setting;
       servers.central = await start(centralDb);
@@ -144,12 +151,10 @@ for (const central of centrals) {
         local[side] = follow.body.event_id;
       }
 
-      // Online: a scan on A shows on B within 3 s, and B's scan of that guest is refused.
+      // Online: a scan on A shows on B, and B's scan of that guest is refused.
       const first = await scan(servers.a, local.a, 'Ada', 'Laptop A');
       assert.equal(first.status, 201, JSON.stringify(first.body));
-      const seenAt = Date.now();
-      await eventually('A\'s scan on B', 3000, async () => ((await checkins(servers.b!, local.b)).has(first.body.uid) ? true : undefined));
-      assert.ok(Date.now() - seenAt < 3000);
+      await eventually('A\'s scan on B', async () => ((await checkins(servers.b!, local.b)).has(first.body.uid) ? true : undefined));
       const again = await scan(servers.b, local.b, 'Ada', 'Laptop B');
       assert.equal(again.status, 409, JSON.stringify(again.body));
       assert.equal(again.body.status, 'already_checked_in');
@@ -160,17 +165,17 @@ for (const central of centrals) {
       // laptop, still nothing three ticks later.
       const inStep = async () => {
         for (const side of ['a', 'b'] as const) {
-          await eventually(`${side} in step`, 5000, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.pending === 0 ? true : undefined));
+          await eventually(`${side} in step`, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.pending === 0 ? true : undefined));
         }
       };
       await inStep();
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await pulls(servers, local, 3);
       await inStep();
 
       // The central goes away: both laptops work alone and say so.
       await stop(servers.central);
       for (const side of ['a', 'b'] as const) {
-        await eventually(`${side} offline`, 5000, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.state === 'offline' ? true : undefined));
+        await eventually(`${side} offline`, async () => ((await call(servers[side]!, 'GET', `/events/${local[side]}/sync`)).body.state === 'offline' ? true : undefined));
       }
       const made: Record<string, string> = { [first.body.uid]: 'Laptop A in' };
       for (const [side, name] of [['a', 'Bob'], ['a', 'Cy'], ['b', 'Dee'], ['a', 'Eve'], ['b', 'Eve']] as const) {
@@ -189,15 +194,15 @@ for (const central of centrals) {
       servers.a = await start(dbA);
       assert.equal((await call(servers.a, 'GET', `/events/${local.a}/sync`)).body.pending, waiting.pending);
 
-      // The central returns on its address: within 10 s all three agree, each scan once.
+      // The central returns on its address: all three agree, each scan once.
       servers.central = await start(centralDb, c.port);
       const expected = new Map(Object.entries(made));
-      await eventually('the same check-ins on all three', 10_000, async () => {
+      await eventually('the same check-ins on all three', async () => {
         const all = await Promise.all([checkins(servers.central!, centralEvent), checkins(servers.a!, local.a), checkins(servers.b!, local.b)]);
         return all.every((m) => m.size === expected.size && [...expected].every(([uid, what]) => m.get(uid) === what)) ? true : undefined;
       });
       for (const side of ['a', 'b'] as const) {
-        const status = await eventually(`the double admission on ${side}`, 10_000, async () => {
+        const status = await eventually(`the double admission on ${side}`, async () => {
           const res = await call(servers[side]!, 'GET', `/events/${local[side]}/sync`);
           return res.body.double_admissions.length > 0 && res.body.pending === 0 ? res.body : undefined;
         });
@@ -208,8 +213,8 @@ for (const central of centrals) {
         assert.deepEqual(admission.checkins.map((x: { station: string }) => x.station).sort(), ['Laptop A', 'Laptop B']);
         for (const x of admission.checkins) assert.match(x.scanned_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
       }
-      // Settled: nothing more arrives, nothing is counted twice.
-      await new Promise((r) => setTimeout(r, 2000));
+      // Settled: nothing more arrives, nothing is counted twice (two more pulls on each laptop).
+      await pulls(servers, local, 2);
       for (const [s, id] of [[servers.central, centralEvent], [servers.a, local.a], [servers.b, local.b]] as const) {
         assert.equal((await checkins(s!, id)).size, expected.size);
       }

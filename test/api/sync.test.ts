@@ -9,10 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { createLogger } from '../../server/logger';
 import { startServer, type RunningServer } from '../../server/start';
+import { UPSTREAM_LIMITS } from '../../server/sync/upstream';
 import { MSG } from '../../core/messages';
 import { ADMIN, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
-import { eventually as waitUntil } from '../helpers/eventually';
+import { eventually } from '../helpers/eventually';
 
 const GZIP = { 'content-type': 'application/gzip' };
 
@@ -42,8 +43,6 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 5000) => waitUntil(what, probe, ms);
 
 describe('POST /sync', () => {
   let central: TestServer;
@@ -162,6 +161,8 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
       error: null,
       fingerprint: null,
       pending: 0,
+      double_admissions_count: 0,
+      conflicts_count: 0,
       double_admissions: [],
       conflicts: [],
     });
@@ -173,12 +174,10 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     assert.ok(!JSON.stringify(res.body).includes(upstream.key));
   });
 
-  it('shows a scan made upstream here within 3 s, and a scan made here upstream', async () => {
+  it('shows a scan made upstream here, and a scan made here upstream', async () => {
     const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door' });
     assert.equal(scan.status, 201, JSON.stringify(scan.body));
-    const started = Date.now();
-    await eventually('the central scan on the laptop', async () => ((await laptop.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 3000);
-    assert.ok(Date.now() - started < 3000);
+    await eventually('the central scan on the laptop', async () => ((await laptop.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined));
     const refused = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-ADA', station: 'side door' });
     assert.equal(refused.status, 409);
     assert.equal(refused.body.status, 'already_checked_in');
@@ -261,8 +260,9 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     assert.equal((await laptop.get(`/events/${eventId}/guests`)).body.count, before);
     const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'CODE-ADA', station: 'central door', direction: 'out' });
     assert.equal(scan.status, 201, JSON.stringify(scan.body));
-    // Nothing may arrive: two and a half follower ticks (one a second) give a stray pull every chance.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Nothing may arrive: three more ticks of the follower give a stray pull every chance.
+    const ticks = laptop.running.follower.ticks;
+    await eventually('three follower ticks', () => (laptop.running.follower.ticks >= ticks + 3 ? true : undefined));
     assert.equal(await laptop.db('checkins').where({ uid: scan.body.uid }).first(), undefined);
   });
 });
@@ -484,12 +484,14 @@ describe('A laptop following a laptop that follows the central', () => {
     const push = await first.request('POST', `/events/${firstEvent}/sync/changes`, { rawBody: Buffer.from(await file.arrayBuffer()), headers: GZIP, token: firstKey });
     assert.equal(push.status, 200, JSON.stringify(push.body));
     assert.equal(push.body.checkins_added, 1);
-    await eventually('the late scan at the central', atCentral(late.body.uid), 3000);
+    await eventually('the late scan at the central', atCentral(late.body.uid));
   });
 });
 
 describe('The follower when its server stops', () => {
-  it('does not wait on an upstream that accepts and never answers', async () => {
+  // Waiting on the upstream would take its idle limit (UPSTREAM_LIMITS.idleMs) before the held
+  // request gave up by itself: the test fails long before that.
+  it('does not wait on an upstream that accepts and never answers', { timeout: UPSTREAM_LIMITS.idleMs / 2 }, async () => {
     const central = await TestServer.start();
     const laptop = await TestServer.start();
     // A link that carries the follow, then goes silent: connections accepted, nothing answered.
@@ -515,9 +517,7 @@ describe('The follower when its server stops', () => {
       silent = true;
       for (const s of sockets) s.destroy();
       await eventually('a request of the follower held by the silent link', async () => (held > 0 ? true : undefined));
-      const started = Date.now();
       await laptop.stop();
-      assert.ok(Date.now() - started < 3000, `stopped in ${Date.now() - started} ms`);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => link.close(resolve));

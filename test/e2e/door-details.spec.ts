@@ -80,8 +80,8 @@ test('an unknown code costs one request; a known code in the other case or an NF
   await door.expectResult('checked_in', 'Frances Allen');
   await expect.poll(() => sent.bodies.length).toBe(3);
   expect(JSON.parse(sent.bodies[2]).nfc_tag).toBe(seed.guests.frances.nfc_tag);
-  // Wait out two more polls: nothing else was asked for on these scans' behalf.
-  await page.waitForTimeout(500);
+  // Two more polls: nothing else was asked for on these scans' behalf.
+  await door.afterPolls(2);
   expect(sent.bodies).toHaveLength(3);
   await undoOnServer(seed.guests.donald.id);
   await undoOnServer(seed.guests.frances.id);
@@ -172,8 +172,8 @@ test('after a double admission a phone counts what the server counts, at once an
   const truth = await serverCount();
   // From the first poll after the replay on, and for the polls after (every 2 s).
   await expect(door.checkedIn()).toHaveText(String(truth), { timeout: 3000 });
-  for (let poll = 0; poll < 6; poll += 1) {
-    await page.waitForTimeout(1000); // a second a look, across six polls of the counters
+  for (let poll = 0; poll < 3; poll += 1) {
+    await door.afterPolls(1); // a look after each of three polls of the counters
     await expect(door.checkedIn()).toHaveText(String(truth));
   }
   await door.screenshot('84-phone-double-admission-counter');

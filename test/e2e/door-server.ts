@@ -41,6 +41,11 @@ export class DoorServer {
     return server;
   }
 
+  /** Whether it is serving now (a test may have stopped it). */
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
   get url(): string {
     if (!this.running) throw new Error('The server is stopped.');
     return `http://127.0.0.1:${this.running.port}`;

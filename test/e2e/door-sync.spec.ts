@@ -162,7 +162,9 @@ test('an event this laptop does not follow shows no sync chip', async ({ page })
   const door = new DoorPage(page);
   await door.open(laptop.url, laptop.adminToken, { id: own.eventId, name: own.eventName });
   await door.copyHolds(12);
-  await page.waitForTimeout(7000);
+  // Three polls of the counters: a sync chip asked for every few seconds (every 3 s when
+  // followed) would have asked again by then.
+  await door.afterPolls(3);
   await expect(door.syncState()).toHaveCount(0);
   // Answered once on opening, then left alone for half a minute: no 404 every few seconds.
   expect(asked).toHaveLength(1);

@@ -77,8 +77,8 @@ test('Enter on an empty field sends nothing and keeps the answer', async ({ page
   await page.keyboard.press('Enter');
   await page.keyboard.type('   ');
   await page.keyboard.press('Enter');
-  // Nothing may be sent: a post, had one started, would have left by now.
-  await page.waitForTimeout(300);
+  // Nothing may be sent: a post, had one started, would have left before the next poll's answer.
+  await door.afterPolls(1);
   expect(posts).toBe(0);
   await door.expectResult('not_found', 'EMPTY-TEST-404');
   await expect(door.recent()).toHaveCount(1);
@@ -207,9 +207,9 @@ test('scans queued offline survive a reload in IndexedDB and are replayed once',
   await expect(door.recent().filter({ hasText: 'Radia Perlman' })).toHaveAttribute('data-outcome', 'checked_in');
   await page.reload();
   await expect(door.scanField()).toBeFocused();
-  // Nothing may be replayed twice: the screen flushes its queue when the stats poll (every 2 s)
-  // finds the server, so two polls' worth of time shows whether anything was left to send.
-  await page.waitForTimeout(4500);
+  // Nothing may be replayed twice: the screen flushes its queue before each stats poll (every
+  // 2 s), so two polls answered show whether anything was left to send.
+  await door.afterPolls(2);
   expect(await checkinsOf(server, seed.eventId, seed.guests.john.id)).toHaveLength(1);
   expect(await checkinsOf(server, seed.eventId, seed.guests.radia.id)).toHaveLength(1);
 });
@@ -274,9 +274,9 @@ test('a key revoked mid-shift: the scan made at that moment is kept, and signing
   await expect(door.scanField()).toBeFocused();
   await expect.poll(() => checkinsOf(server, seed.eventId, guest.id).then((c) => c.length), { timeout: 10_000 }).toBe(1);
   await expect(door.pending()).toBeHidden();
-  // Nothing may be replayed twice: the screen flushes its queue when the stats poll (every 2 s)
-  // finds the server, so two polls' worth of time shows whether anything was left to send.
-  await page.waitForTimeout(4500);
+  // Nothing may be replayed twice: the screen flushes its queue before each stats poll (every
+  // 2 s), so two polls answered show whether anything was left to send.
+  await door.afterPolls(2);
   expect(await checkinsOf(server, seed.eventId, guest.id)).toHaveLength(1);
 });
 

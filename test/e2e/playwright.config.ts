@@ -3,7 +3,8 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * The door screen in Debian's Chromium, served by the real server over a temporary
- * database. One worker: the machine is small and each file starts its own server.
+ * database. Two workers, a file each: every file starts its own server on a free port over
+ * its own temporary database, so files never share state.
  */
 export default defineConfig({
   testDir: __dirname,
@@ -11,7 +12,7 @@ export default defineConfig({
   outputDir: path.join(__dirname, '..', '..', 'test-results', 'playwright'),
   globalSetup: path.join(__dirname, 'global-setup.ts'),
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   timeout: 60_000,
   expect: { timeout: 7_000 },
   reporter: [['list']],

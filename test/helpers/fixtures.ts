@@ -58,3 +58,13 @@ export async function twoOrganisers(server: TestServer) {
     b: { groupId: groupB, eventId: eventB, key: await createApiKey(server, groupB) },
   };
 }
+
+/**
+ * Moves the rows' `modified` an hour back, as if they had been written then: a test of
+ * `timestamp` deltas (whole seconds) or of `modified` moving on then needs no wait for the
+ * clock to cross a second.
+ */
+export async function stampEarlier(server: TestServer, table: string, where: Record<string, unknown>, seconds = 3600): Promise<void> {
+  const changed = await server.db(table).where(where).update({ modified: new Date(Date.now() - seconds * 1000).toISOString() });
+  assert.ok(Number(changed) > 0, `no ${table} row matched ${JSON.stringify(where)}`);
+}

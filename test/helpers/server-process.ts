@@ -59,12 +59,6 @@ export function startServeProcess(env: Record<string, string>): Promise<ServerPr
   });
 }
 
-/** Resident memory of a process in MB, as the kernel counts it. */
-export function residentMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
-}
-
 export async function signIn(baseUrl: string): Promise<string> {
   const res = await fetch(`${baseUrl}/apps/api/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
   return ((await res.json()) as { token: string }).token;

@@ -62,7 +62,8 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       <DoorTopbar
         eventName={event.name}
         session={setup.session}
-        stats={station.live.stats}
+        stats={station.counts.stats}
+        approx={!!station.counts.asOf}
         online={station.online}
         pending={station.queue.pending}
         guestListSize={station.guestList.size}
@@ -95,7 +96,7 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
         onUndo={() => askUndo(lastAccepted)}
         onPrintBadge={printGuestBadge}
       />
-      <StatsPanel stats={station.live.stats} session={setup.session} timezone={setup.timezone}>
+      <StatsPanel stats={station.counts.stats} asOf={station.counts.asOf} session={setup.session} timezone={setup.timezone}>
         <DoubleAdmissions doubles={pipeline.doubles} timezone={setup.timezone} onDismiss={pipeline.dismissDouble} />
       </StatsPanel>
       <DoorDialogs api={api} event={event} station={station} dialogs={dialogs} lock={lock} onChangeEvent={onChangeEvent} onSignOut={onSignOut} onPrintBadge={printGuestBadge} />

@@ -8,6 +8,8 @@ interface Props {
   eventName: string;
   session?: SessionSummary;
   stats?: EventStats;
+  /** The figures are not live (the server away): shown as approximate. */
+  approx?: boolean;
   online: boolean;
   pending: number;
   /** Guests in the station's offline guest list (what it can decide from offline). */
@@ -53,7 +55,7 @@ export function DoorTopbar(p: Props) {
           </button>
         )}
         <span className="mini-count" data-testid="mini-count">
-          {p.stats ? t('top.miniCount', { in: formatNumber(p.stats.checked_in), total: formatNumber(expected) }) : ''}
+          {p.stats ? t(p.approx ? 'top.miniCountApprox' : 'top.miniCount', { in: formatNumber(p.stats.checked_in), total: formatNumber(expected) }) : ''}
         </span>
       </div>
       <div className="status-area">

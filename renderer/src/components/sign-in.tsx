@@ -8,7 +8,7 @@ type Method = 'password' | 'key';
  * Username and password, or an API key pasted from the group settings or handed over by QR
  * code (`presetKey`, signed in at once).
  */
-export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: string, kind: 'user' | 'key') => void; notice?: string; presetKey?: string }) {
+export function SignIn({ onSignedIn, notice, presetKey, unsent = 0, onDiscard }: { onSignedIn: (token: string, kind: 'user' | 'key') => void; notice?: string; presetKey?: string; unsent?: number; onDiscard?: () => void }) {
   const { t } = useTranslation('console');
   const [method, setMethod] = useState<Method>(presetKey ? 'key' : 'password');
   const [username, setUsername] = useState('');
@@ -54,6 +54,7 @@ export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: 
             {notice}
           </p>
         )}
+        {unsent > 0 && <UnsentScans count={unsent} onDiscard={onDiscard} />}
         <div className="tabs" role="tablist" aria-label={t('signIn.how')}>
           <button type="button" role="tab" aria-selected={method === 'password'} className={method === 'password' ? 'tab active' : 'tab'} onClick={() => setMethod('password')}>
             {t('fields.username')}
@@ -89,5 +90,35 @@ export function SignIn({ onSignedIn, notice, presetKey }: { onSignedIn: (token: 
         </button>
       </form>
     </main>
+  );
+}
+
+/**
+ * Scans this device made that the server never had (the sign-in ended with a 401 before they
+ * were sent): kept for whoever signs in next, or thrown away on purpose, after a second "yes".
+ */
+function UnsentScans({ count, onDiscard }: { count: number; onDiscard?: () => void }) {
+  const { t } = useTranslation('door');
+  const [asking, setAsking] = useState(false);
+  return (
+    <div className="notice unsent" data-testid="unsent-scans">
+      <p>{t('signOut.keptForNext', { count })}</p>
+      {onDiscard &&
+        (asking ? (
+          <div className="row">
+            <span>{t('signOut.discardQuestion', { count })}</span>
+            <button type="button" className="danger" onClick={onDiscard}>
+              {t('signOut.discardYes')}
+            </button>
+            <button type="button" onClick={() => setAsking(false)}>
+              {t('signOut.keep')}
+            </button>
+          </div>
+        ) : (
+          <button type="button" className="link" onClick={() => setAsking(true)}>
+            {t('signOut.discardKept', { count })}
+          </button>
+        ))}
+    </div>
   );
 }

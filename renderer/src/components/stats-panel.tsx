@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { eventTime } from '../event-clock';
 import { formatNumber } from '../i18n/format';
+import type { CountsAsOf } from '../known-counts';
 import type { EventStats } from '../stats';
 import type { SessionSummary } from '../types';
 import { ArrivalsChart } from './arrivals-chart';
@@ -13,7 +15,20 @@ function percent(part: number, whole: number): number {
  * Live counters: the event (inactive guests counted apart, they cannot come in), each
  * registration type, each session, each station, and arrivals.
  */
-export function StatsPanel({ stats, session, timezone, children }: { stats?: EventStats; session?: SessionSummary; timezone: string; children?: ReactNode }) {
+/** What marks figures that are not live: "last known 21:04 CET · + 3 queued". */
+export function AsOfNote({ asOf, timezone }: { asOf: CountsAsOf; timezone: string }) {
+  const { t } = useTranslation('door');
+  const parts = [t('stats.lastKnown', { time: eventTime(asOf.at, timezone) })];
+  if (asOf.queuedIn) parts.push(t('stats.queuedIn', { count: asOf.queuedIn, number: formatNumber(asOf.queuedIn) }));
+  if (asOf.queuedOut) parts.push(t('stats.queuedOut', { count: asOf.queuedOut, number: formatNumber(asOf.queuedOut) }));
+  return (
+    <p className="muted as-of" data-testid="counts-as-of" title={t('stats.notLive')}>
+      {parts.join(' · ')}
+    </p>
+  );
+}
+
+export function StatsPanel({ stats, asOf, session, timezone, children }: { stats?: EventStats; asOf?: CountsAsOf; session?: SessionSummary; timezone: string; children?: ReactNode }) {
   const { t } = useTranslation('door');
   const expected = stats ? stats.total - stats.inactive : undefined;
   const current = session ? stats?.sessions.find((s) => s.id === session.id) : undefined;
@@ -23,6 +38,11 @@ export function StatsPanel({ stats, session, timezone, children }: { stats?: Eve
       <section className="counter" data-testid="event-counter">
         <h2>{t('stats.checkedIn')}</h2>
         <p className="count">
+          {asOf && (
+            <span className="approx" data-testid="approx" title={t('stats.notLive')}>
+              ≈{' '}
+            </span>
+          )}
           <span data-testid="checked-in">{stats ? formatNumber(stats.checked_in) : '–'}</span>
           <span className="of"> / </span>
           <span data-testid="total">{expected !== undefined ? formatNumber(expected) : '–'}</span>
@@ -30,6 +50,7 @@ export function StatsPanel({ stats, session, timezone, children }: { stats?: Eve
         <div className="meter" aria-hidden="true">
           <span style={{ width: `${percent(stats?.checked_in ?? 0, expected ?? 0)}%` }} />
         </div>
+        {asOf && <AsOfNote asOf={asOf} timezone={timezone} />}
         {!!stats?.inactive && (
           <p className="muted" data-testid="inactive">
             {t('stats.inactive', { count: stats.inactive })}

@@ -1,7 +1,8 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
 import { useLeaveGuard } from '../app-shell';
+import { countsOnScreen } from '../known-counts';
 import type { Direction, EventSummary } from '../types';
 import { useDoorSync } from './use-door-sync';
 import { useEventSetup } from './use-event-setup';
@@ -57,6 +58,13 @@ export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () 
 
   useLeaveGuard(!online || queue.pending > 0);
 
+  // What the counters show: live, or (the server away) the last figures with this station's queue.
+  const list = guestList.list;
+  const counts = useMemo(
+    () => countsOnScreen({ live: live.stats, liveAt: live.fetchedAt, known: live.known, online, queued: queue.items, eventId: event.id, typeOf: (scan) => list?.find(scan.kind, scan.code, scan.nfcFallback)?.registration_type }),
+    [live.stats, live.fetchedAt, live.known, online, queue.items, event.id, list, guestList.size],
+  );
+
   // The counters' poll doubles as the probe and as this station's heartbeat. Waiting scans go
   // first, so the figures fetched next include them (this station had counted them already).
   useInterval(() => {
@@ -73,7 +81,7 @@ export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () 
     clearResult();
   }, [clearResult]);
 
-  return { settings, saveSettings, setSound, station, setup, online, setOnline, direction, toggleDirection, log, live, sync, guestList, queue, pipeline };
+  return { settings, saveSettings, setSound, station, setup, online, setOnline, direction, toggleDirection, log, live, counts, sync, guestList, queue, pipeline };
 }
 
 export type DoorStation = ReturnType<typeof useDoorStation>;

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { OfflineError, type Api } from '../api';
+import { loadKnownCounts, saveKnownCounts } from '../known-counts';
 import { addChange, applyChanges, forgetChange, unseenChanges, type EventStats, type LocalChange } from '../stats';
 
 const STATS_TIMEOUT_MS = 3000;
@@ -12,13 +13,16 @@ const CHANGE_EXPIRES_MS = 30_000;
  * (stationRecorded: grows by one per scan or undo, and only this station moves it) reaches it,
  * so a change is never counted twice nor dropped early, whatever came between. A scan the
  * server turns away after all (a replayed offline admission) is forgotten, and the changes
- * after it expect one less.
+ * after it expect one less. Each answer is also kept for the event (known-counts.ts), so a page
+ * reloaded while the server is away starts from the last figures.
  */
 export function useLiveStats(api: Api, eventId: number, onReachable: (reachable: boolean) => void) {
-  const [server, setServer] = useState<EventStats>();
+  const [server, setServer] = useState<{ figures: EventStats; at: number }>();
+  const [known] = useState(() => loadKnownCounts(eventId));
   const [changes, setChanges] = useState<LocalChange[]>([]);
-  const serverRef = useRef(server);
-  serverRef.current = server;
+  const serverRef = useRef<EventStats | undefined>(undefined);
+  // Until the first answer, the kept figures give this station's record to count changes from.
+  serverRef.current = server?.figures ?? known?.stats;
   const reachable = useRef(onReachable);
   reachable.current = onReachable;
 
@@ -31,7 +35,8 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
       if (answer.status === 200) {
         const figures = answer.body;
         const now = Date.now();
-        setServer(figures);
+        setServer({ figures, at: now });
+        saveKnownCounts(eventId, figures, now);
         setChanges((list) => unseenChanges(list, figures, now, CHANGE_EXPIRES_MS));
       }
       return true;
@@ -50,7 +55,7 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
     setChanges((list) => forgetChange(list, uid));
   }, []);
 
-  return { stats: server && applyChanges(server, changes), refresh, count, forget };
+  return { stats: server && applyChanges(server.figures, changes), fetchedAt: server?.at, known, refresh, count, forget };
 }
 
 /** Runs `tick` every `ms` and once at once; the latest `tick` is always the one called. */

@@ -1,5 +1,5 @@
 import { useCallback, type RefObject } from 'react';
-import { OfflineError, SessionExpiredError } from '../api';
+import { OfflineError, SessionExpiredError, SignedOutError } from '../api';
 import { resultOf, sendScan, type ScanSend } from '../checkin';
 import type { ScanResult } from '../types';
 import type { PipelineDeps } from './scan-rules';
@@ -46,9 +46,9 @@ export function useServerScan(deps: RefObject<PipelineDeps>, verdict: Verdict, a
         show(next, stop ? 'attention' : undefined);
         if (queue.pending > 0) void queue.flush();
       } catch (err) {
-        if (err instanceof SessionExpiredError) {
-          // The screen goes back to sign-in; the guest was scanned all the same, so the scan
-          // waits in the queue and is sent (with its uid and time) once someone signs in again.
+        if (err instanceof SessionExpiredError || err instanceof SignedOutError) {
+          // The screen goes back to sign-in (or is signing out); the guest was scanned all the same,
+          // so the scan waits in the queue and is sent (with its uid and time) once someone signs in again.
           setChecking(undefined);
           await queue.enqueue({ ...send, eventId, queuedAt: Date.now() }).catch(() => undefined);
         } else if (err instanceof OfflineError) {

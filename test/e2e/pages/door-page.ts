@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page, type Response } from '@playwright/test';
+import { REPEAT_GUARD_MS } from '../../../renderer/src/door/repeat-guard';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
 
@@ -36,7 +37,8 @@ export class DoorPage {
         // The tones of one answer are started together; a pause means the next answer.
         osc.start = (when?: number) => {
           const now = performance.now();
-          if (now - lastAt > 50 || !tones.length) tones.push([]);
+          // Either way: a test that moves the page's clock (waitPastRepeatGuard) may set it back.
+          if (Math.abs(now - lastAt) > 50 || !tones.length) tones.push([]);
           lastAt = now;
           tones[tones.length - 1].push(osc.frequency.value);
           start(when);
@@ -97,10 +99,29 @@ export class DoorPage {
 
   /**
    * The same code again from this station within 3 s is the reader firing twice and shows
-   * the first answer; a test that means a second scan waits this out.
+   * the first answer; a test that means a second scan moves the page's clock past that
+   * (Playwright's clock: Date jumps, no timer fires, time then flows on).
    */
   async waitPastRepeatGuard(): Promise<void> {
-    await this.page.waitForTimeout(3100);
+    const now = await this.page.evaluate(() => Date.now());
+    await this.page.clock.setSystemTime(now + REPEAT_GUARD_MS + 100);
+  }
+
+  /**
+   * Resolves once the screen has had `n` more answers to its counters' poll (every 2 s, each
+   * after flushing its queue): what "nothing more happens" waits on, in cycles, not seconds.
+   */
+  async afterPolls(n: number): Promise<void> {
+    let seen = 0;
+    const count = (r: Response) => {
+      if (r.request().method() === 'GET' && /\/events\/\d+\/stats(\?|$)/.test(r.url())) seen += 1;
+    };
+    this.page.on('response', count);
+    try {
+      await expect.poll(() => seen, { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
+    } finally {
+      this.page.off('response', count);
+    }
   }
 
   /** Ctrl+Z, then confirms the undo it names. */

@@ -124,16 +124,15 @@ describe(`the search index (${TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
     assert.equal(await estimated(), Number((await db('guests').count({ n: '*' }))[0].n));
   });
 
-  it('answers two words that each match thousands of guests at once, not pair by pair', async () => {
+  it('answers two words that each match thousands of guests', async () => {
     const event = events[4];
     const ids = await add(event, Array.from({ length: 5000 }, (_, i) => guest(event.typeId, `Bench${i}`, 'Guest', { company: 'Common Company' })));
     await refreshSearchStatistics(db, ids.length); // as an import does once its guests are in
-    const started = performance.now();
+    // Both databases once joined the two words' lists pair by pair (SQLite always, PostgreSQL
+    // before its statistics were refreshed): 25 million comparisons here. How long it takes is
+    // a figure of `npm run bench` (section search); here, what it finds.
     assert.equal((await listGuests(db, event.id, { search: 'guest common' }, { limit: 25, offset: 0 })).count, 5000);
     assert.equal((await listGuests(db, event.id, { search: 'company bench1' }, { limit: 25, offset: 0 })).count, 1111);
-    // Both databases once joined the two words' lists pair by pair (SQLite always, PostgreSQL
-    // before its statistics were refreshed): 25 million comparisons here, seconds.
-    assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
     assert.deepEqual(await found(event.id, 'bench4999 guest'), [ids[4999]]);
   });
 });
