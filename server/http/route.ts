@@ -8,6 +8,7 @@ import type { Authenticator, Caller } from './auth';
 import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
+import { fieldErrorsOf } from '../schemas/field-errors';
 import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
@@ -102,15 +103,7 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply | void>;
 }
 
-/** Field errors keyed by the top-level field, as the spec shows them. */
-export function fieldErrorsOf(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = issue.path.length > 0 ? String(issue.path[0]) : 'non_field_errors';
-    (errors[key] ??= []).includes(issue.message) || errors[key].push(issue.message);
-  }
-  return errors;
-}
+export { fieldErrorsOf };
 
 /** Parses client input with a schema; failures become the spec's 400 field errors. */
 export function parseInput<S extends ZodType>(schema: S, value: unknown): z.output<S> {

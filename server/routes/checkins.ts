@@ -1,5 +1,5 @@
 import { listCheckins, toCheckin, undoCheckin } from '../../db/repositories/checkins';
-import type { ScanOutcome } from '../../db/repositories/scans';
+import type { ScanOutcome } from '../services/scans';
 import { eventStats } from '../../db/repositories/stats';
 import { readSnapshot } from '../../db/knex';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';

@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { badgeGuestsByIds, badgeGuestsPage, countBadgeGuests, idsNotInEvent, registrationTypeOfEvent, type BadgeGuest } from '../../db/repositories/badge-prints';
 import { chunks } from '../../db/bulk';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../../core/errors';
 import type { BadgesSelectionInput } from '../schemas/badges';
 import { BADGE_MSG, MAX_BADGES_PER_PDF } from '../../core/badges';
 import { MSG } from '../../core/messages';
