@@ -81,6 +81,7 @@ export function eventFilesRouter(deps: RouteDeps) {
       201: { description: 'A new event was created', content: { 'application/json': { schema: EventFileImportResult } } },
       400: { description: `Field errors, {detail} for a file that is not an event file, or {"details": "${MSG.groupNotFound}"} for a group the caller cannot use`, content: { 'application/json': { schema: DetailsResponse } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+      409: `${MSG.eventFileImportRunning} Or, for a door role: ${MSG.eventFileDoorNewEvent}`,
       413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
     },
     handler: async ({ query, caller, req, res }) => {

@@ -259,7 +259,9 @@ describe('POST /events/:event_id/guests.csv', () => {
     await server.post(`/events/${eventId}/registration_types`, { type: 'ticket', name: 'Day', description: '' });
     const file = (prefix: string) =>
       ['first_name,last_name,email,barcode', ...Array.from({ length: 1200 }, (_, i) => `${prefix}${i},Row,,${i === 600 ? 'SHARED-CODE' : `${prefix}-${i}`}`)].join('\n');
-    const results = await Promise.all([upload(server, eventId, file('A')), upload(server, eventId, file('B'))]);
+    // Two callers: one caller's second upload at once is refused before it is read (upload-bounds).
+    const otherKey = await createApiKey(server, groupId, 'second office laptop');
+    const results = await Promise.all([upload(server, eventId, file('A')), upload(server, eventId, file('B'), '', otherKey)]);
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 400], JSON.stringify(results.map((r) => r.body)));
     const refused = results.find((r) => r.status === 400)!;
     assert.deepEqual(refused.body, { rows: [{ row: 602, errors: { barcode: [MSG.csvCodeTaken('SHARED-CODE')] } }], more_rows: 0 });
