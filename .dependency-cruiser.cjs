@@ -35,6 +35,13 @@ module.exports = {
       to: { path: '^db/' },
     },
     {
+      name: 'services-below-http',
+      comment: 'server/services/ decides; domain errors come from core/, field errors from server/schemas/, never from server/http/',
+      severity: 'error',
+      from: { path: '^server/services/' },
+      to: { path: '^server/http/' },
+    },
+    {
       name: 'server-not-main',
       severity: 'error',
       comment: 'server/ runs without Electron or the screen',

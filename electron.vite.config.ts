@@ -20,6 +20,8 @@ export default defineConfig({
           index: resolve(__dirname, 'main/index.ts'),
           launch: resolve(__dirname, 'main/launch.ts'),
           serve: resolve(__dirname, 'server/serve.ts'),
+          // Badges are drawn in a worker thread of their own (server/badges/renderer.ts finds it).
+          'badge-worker': resolve(__dirname, 'server/badges/worker.ts'),
         },
         external: KNEX_DRIVERS_NOT_USED,
         // V8 keeps each script's source for lazy compilation: one non-ASCII character anywhere

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
-import { benchBadges } from './badges';
+import { benchBadges, benchBadgesBeside } from './badges';
 import { benchCentral } from './central';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { isPostgresUrl } from '../db/dialect/postgres';
@@ -156,6 +156,14 @@ const SECTIONS: Section[] = [
       const badges = await benchBadges({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned, serverCpuMs: ctx.server.cpuMs }, ctx.log);
       ctx.scanned += badges.scanned;
       return badges.metrics;
+    },
+  },
+  {
+    name: 'badges-beside',
+    async run(ctx) {
+      const beside = await benchBadgesBeside({ baseUrl: ctx.baseUrl, key: ctx.key, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned }, ctx.log);
+      ctx.scanned += beside.scanned;
+      return beside.metrics;
     },
   },
   {

@@ -17,8 +17,16 @@ export const BADGE_PAGE_POINTS: Record<BadgeSize, readonly [number, number]> = {
   A6: [105 * MM, 148 * MM],
 };
 
-/** Guests one request may name by id; a larger selection is printed in parts. */
-export const MAX_BADGE_IDS = 1000;
+/**
+ * Badges in one PDF, whatever the selection: a larger one is refused (400) and printed in
+ * parts (`limit`, or guest_ids a part at a time), so no request holds the badge worker long.
+ */
+export const MAX_BADGES_PER_PDF = 500;
+
+/** Guests one request may name by id. */
+export const MAX_BADGE_IDS = MAX_BADGES_PER_PDF;
+
+const count = (n: number) => n.toLocaleString('en');
 
 export const BADGE_MSG = {
   invalidSize: `Invalid size; valid: ${BADGE_SIZES.join(', ')}`,
@@ -27,4 +35,11 @@ export const BADGE_MSG = {
   invalidIds: 'Send guest ids as comma-separated integers.',
   notGuestsOfEvent: (ids: number[]) => `Not guests of this event: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', ...' : ''}.`,
   noGuestToPrint: 'No guest to print a badge for.',
+  selectionTooLarge: (guests: number) =>
+    `This selection has ${count(guests)} guests; one PDF holds at most ${count(MAX_BADGES_PER_PDF)} badges. Add limit=${MAX_BADGES_PER_PDF} to print them a part at a time (with not_printed=true each run prints the next part), or send guest_ids in parts.`,
+  invalidLimit: `Ensure this value is between 1 and ${MAX_BADGES_PER_PDF}.`,
+  busyCaller: (running: number, waiting: number) =>
+    `Too many badge PDFs at once from this key or user (${running} printing, ${waiting} waiting); wait for them to finish, then print again.`,
+  busyAll: (running: number, waiting: number) => `Badge printing is busy (${running} printing, ${waiting} waiting); try again in a few seconds.`,
+  notDrawn: 'These badges could not be drawn: the badge printer stopped on them twice. Print the other guests apart, or try again.',
 } as const;

@@ -43,6 +43,9 @@ export const MSG = {
   invalidString: 'Not a valid string.',
   invalidList: 'Expected a list of items.',
   datetimeFormat: 'Datetime has wrong format; use YYYY-MM-DDThh:mm',
+  scanTimeOutOfRange: "A scan's time must lie between 2000-01-01 and one day past this laptop's clock.",
+  scanUidInvalid: 'A scan uid is letters, digits and punctuation, without spaces or control characters.',
+  uuidInvalid: 'Must be a UUID.',
   invalidGroupType: `Invalid type; valid: ${GROUP_TYPES.join(', ')}`,
   invalidParentId: 'Invalid parent_id.',
   invalidTimezone: `Invalid timezone; valid: ${TIMEZONES.join(', ')}`,
@@ -94,6 +97,7 @@ export const MSG = {
   invalidDirection: 'Invalid direction; valid: in, out',
   apiKeyNotFound: 'API key not found.',
   notFound: 'Not found.',
+  methodNotAllowed: (method: string) => `Method "${method}" not allowed.`,
   malformedJson: 'Malformed JSON in the request body.',
   bodyTooLarge: 'Request body is too large.',
   unsupportedContentType: 'Unsupported Content-Type; send application/json.',
@@ -141,6 +145,13 @@ export const MSG = {
   csvTooManyColumns: (row: number, limit: number) =>
     `Row ${row} of the CSV file has more than ${limit} columns; Doorlist reads at most ${limit} (the guest fields and one per custom question).`,
   uploadsBusy: (limit: number) => `${limit} files are being uploaded to this laptop already; try again when one has finished.`,
+  uploadsBusyForCaller: (limit: number) =>
+    limit === 1
+      ? 'An upload of yours is still arriving; send the next one when it has finished.'
+      : `${limit} uploads of yours are still arriving; send the next one when one has finished.`,
+  uploadIdle: (seconds: number) => `Nothing of the upload arrived for ${seconds} s, so it was stopped and nothing was saved; send it again.`,
+  uploadTooSlow: (bytesPerSecond: number) =>
+    `The upload arrived slower than ${bytesPerSecond.toLocaleString('en')} bytes a second, so it was stopped and nothing was saved; send it again on a steadier connection.`,
   csvTooManyBadRows: (limit: number, row: number) =>
     `Stopped reading at row ${row}: ${limit.toLocaleString('en')} rows are bad. Fix the rows listed and upload the file again.`,
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
@@ -207,4 +218,14 @@ export const MSG = {
   syncCertificateChanged: (fingerprint: string) =>
     `The upstream's certificate changed and matches neither the fingerprint kept for it nor its authority (it now shows ${fingerprint}); follow it again after checking its screen.`,
   syncFingerprintFormat: 'Enter the SHA-256 fingerprint: 64 hexadecimal digits (colons and spaces are ignored).',
+  syncCertificateForged:
+    "The upstream's certificate names the pinned authority but is not signed by it: another device may be answering on this address. Nothing was sent to it.",
+  syncCertificateWrongHost: (host: string) =>
+    `The upstream's certificate is signed by the pinned authority but not issued for ${host}; use the address on the upstream's screen.`,
+  syncCertificateInvalid: (reason: string) =>
+    `The upstream's certificate is signed by the pinned authority but not valid (${reason}); check the upstream's clock and screen.`,
+  syncTooSlow: (bytesPerSecond: number) =>
+    `The upstream answered too slowly (under ${bytesPerSecond >= 1024 ? `${Math.round(bytesPerSecond / 1024)} KB/s` : `${bytesPerSecond} B/s`}); this laptop gave up and tries again.`,
+  syncPushAnswerTooLarge: "The upstream's answer is larger than what this laptop pushed can produce; nothing of it was kept.",
+  syncTooLong: (seconds: number) => `The upstream took longer than ${seconds} s for one exchange; this laptop gave up and tries again.`,
 } as const;

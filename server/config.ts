@@ -67,11 +67,19 @@ const ConfigSchema = z
     trustProxy: trustProxySetting.optional(),
     /** DOORLIST_CHECK_REPLIES=1 (the test servers): every answer is checked against its declared schema. */
     checkReplies: z.boolean(),
+    /** An upload's body: cut (408) after this long with no byte, or below the minimum rate once the grace has passed. */
+    uploadIdleTimeoutMs: z.coerce.number().int().min(10).max(3_600_000),
+    uploadMinBytesPerSecond: z.coerce.number().int().min(0),
+    uploadGraceMs: z.coerce.number().int().min(10).max(3_600_000),
     /**
      * DOORLIST_TEST_IMPORT_WAIT_MS (tests only): how long an event-file import waits for another
      * import of the same event before answering 409 (30 s when unset).
      */
     importWaitMs: z.coerce.number().int().min(0).optional(),
+    /** DOORLIST_SYNC_DEADLINE_S: the longest one exchange with a followed upstream may take (a pull, a push). */
+    syncDeadlineSeconds: z.coerce.number().int().min(1).max(86_400),
+    /** DOORLIST_SYNC_MIN_RATE: bytes a second an upstream's answer (or a push going up) may not fall under. */
+    syncMinRate: z.coerce.number().int().min(1),
   })
   .readonly();
 
@@ -119,7 +127,12 @@ export function loadConfig(
     lanHttp: ['1', 'true', 'yes'].includes((env.DOORLIST_LAN_HTTP ?? '').toLowerCase()),
     trustProxy: env.DOORLIST_TRUST_PROXY || undefined,
     checkReplies: ['1', 'true', 'yes'].includes((env.DOORLIST_CHECK_REPLIES ?? '').toLowerCase()),
+    uploadIdleTimeoutMs: env.DOORLIST_UPLOAD_IDLE_TIMEOUT_MS || 20_000,
+    uploadMinBytesPerSecond: env.DOORLIST_UPLOAD_MIN_RATE || 2048,
+    uploadGraceMs: env.DOORLIST_UPLOAD_GRACE_MS || 10_000,
     importWaitMs: env.DOORLIST_TEST_IMPORT_WAIT_MS || undefined,
+    syncDeadlineSeconds: env.DOORLIST_SYNC_DEADLINE_S || 600,
+    syncMinRate: env.DOORLIST_SYNC_MIN_RATE || 4096,
     ...overrides,
   });
   if (!parsed.success) {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { noteOnStderr } from './log-destination';
 
 /** The exit status of a process ended by a fault of its own (EX_SOFTWARE). */
 export const FATAL_EXIT_CODE = 70;
@@ -20,7 +21,8 @@ export function logFatalFaults(logger?: Logger): void {
     try {
       logger?.fatal({ err, origin }, 'Doorlist stopped by a fault');
     } finally {
-      process.stderr.write(`Doorlist stopped by a fault (${origin}): ${describeFault(err)}\n`);
+      // Straight to the descriptor, never throwing: stderr on a full disk must not stop the exit.
+      noteOnStderr(`Doorlist stopped by a fault (${origin}): ${describeFault(err)}\n`);
       process.exit(FATAL_EXIT_CODE);
     }
   });

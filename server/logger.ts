@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { stdoutDestination } from './log-destination';
 
 /**
  * Secrets that could reach a log line: the Authorization header of every request (tokens and
@@ -26,5 +27,6 @@ export const REDACTED_PATHS = [
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination ? pino(options, destination) : pino(options);
+  // stdout through a writer that drops lines it cannot write: the log never holds the process.
+  return pino(options, destination ?? stdoutDestination);
 }

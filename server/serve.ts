@@ -1,7 +1,8 @@
 import { limitHeapGrowth } from './heap';
+import { noteOnStderr } from './log-destination';
 
 function fail(err: unknown): never {
-  process.stderr.write(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  noteOnStderr(`Doorlist could not start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 }
 

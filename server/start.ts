@@ -15,7 +15,8 @@ import type { Config } from './config';
 import { hashPassword, verifyPassword } from './secrets';
 import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
-import { SyncFollower } from './sync';
+import { noteOnStderr, printLine } from './log-destination';
+import { SyncFollower, syncTiming } from './sync';
 import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
 
 export interface RunningServer {
@@ -109,6 +110,8 @@ export interface StartOptions {
   announce?: boolean;
   /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
   syncIntervalMs?: number;
+  /** The badge worker's file (AppOptions.badgeWorkerFile). */
+  badgeWorkerFile?: string;
 }
 
 /**
@@ -145,15 +148,15 @@ async function startLanHttps(lan: LanShare, config: Config, logger: Logger) {
   if (isLoopbackHost(config.host)) return undefined;
   return lan.serveHttps(config.host).catch((err: Error) => {
     logger.warn({ err }, 'HTTPS for the LAN could not start');
-    process.stderr.write(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
+    noteOnStderr(`Doorlist HTTPS could not start on port ${config.httpsPort}: ${err.message}\n`);
     return undefined;
   });
 }
 
 /** The ready lines on stdout (the desktop app and scripts wait for the first). */
 function announce(url: string, secure: { urls: string[]; fingerprint: string } | undefined, lan: LanShare): void {
-  process.stdout.write(`Doorlist listening on ${url}\n`);
-  if (secure) process.stdout.write(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})\n`);
+  printLine(`Doorlist listening on ${url}`);
+  if (secure) printLine(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})`);
 }
 
 /**
@@ -182,7 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await migrateLatest(db);
     }
     const adminPassword = await ensureAdmin(db, config, () => checked);
-    ({ listener: app, deps } = createApp({ db, readDb, config, logger, lan, rendererDir: options.rendererDir ?? defaultRendererDir() }));
+    ({ listener: app, deps } = createApp({ db, readDb, config, logger, lan, rendererDir: options.rendererDir ?? defaultRendererDir(), badgeWorkerFile: options.badgeWorkerFile }));
     if (adminPassword) deps.auth.beforePasswords(adminPassword);
     app = afterCheck(app, checked);
     server = http.createServer(plainHttpGate(app, lan.plainHttp));
@@ -205,7 +208,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const secure = await startLanHttps(lan, config, logger);
   if (options.announce !== false) announce(url, secure, lan);
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs);
+  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs, syncTiming(config));
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
   let closing = false;
@@ -236,6 +239,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await lan.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.badges.close();
       await checked.catch(() => undefined);
       await closeDatabase();
     },

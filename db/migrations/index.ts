@@ -23,6 +23,8 @@ import * as questionShowAtDoor from './20261128010000_question_show_at_door';
 import * as syncFingerprint from './20261128090000_sync_fingerprint';
 import * as mergeJournal from './20261128120000_merge_journal';
 import * as supervisorAndGuestTableIndexes from './20261128120000_supervisor_and_guest_table_indexes';
+import * as guestSearchOwnLetters from './20261201000000_guest_search_own_letters';
+import * as syncAuthority from './20261201210000_sync_authority';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -53,6 +55,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128090000_sync_fingerprint': syncFingerprint,
   '20261128120000_merge_journal': mergeJournal,
   '20261128120000_supervisor_and_guest_table_indexes': supervisorAndGuestTableIndexes,
+  '20261201000000_guest_search_own_letters': guestSearchOwnLetters,
+  '20261201210000_sync_authority': syncAuthority,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

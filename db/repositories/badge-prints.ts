@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Conn, Db } from '../knex';
 import { newRecord } from '../records';
 import { chunks } from '../bulk';
@@ -91,10 +92,21 @@ export interface BadgeFilter {
 
 /** The next page of active guests the filter selects, after guest id `afterId`, in id order. */
 export async function badgeGuestsPage(db: Conn, eventId: number, filter: BadgeFilter, afterId: number, limit: number): Promise<BadgeGuest[]> {
-  const q = badgeGuests(db, eventId).where('g.id', '>', afterId).whereNot('g.objstatus', GUEST_INACTIVE);
+  const q = filtered(db, badgeGuests(db, eventId).where('g.id', '>', afterId), filter);
+  return (await q.orderBy('g.id').limit(limit)) as BadgeGuest[];
+}
+
+/** How many active guests a filter selects. */
+export async function countBadgeGuests(db: Conn, eventId: number, filter: BadgeFilter): Promise<number> {
+  const row = await filtered(db, db('guests as g').where('g.event_id', eventId), filter).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+function filtered<Q extends Knex.QueryBuilder>(db: Conn, q: Q, filter: BadgeFilter): Q {
+  q.whereNot('g.objstatus', GUEST_INACTIVE);
   if (filter.registrationTypeId !== undefined) q.where('g.registration_type_id', filter.registrationTypeId);
   if (filter.notPrinted) q.whereNotExists((s) => s.select(db.raw('1')).from('badge_prints as p').whereRaw('p.guest_id = g.id'));
-  return (await q.orderBy('g.id').limit(limit)) as BadgeGuest[];
+  return q;
 }
 
 export async function registrationTypeOfEvent(db: Conn, eventId: number, id: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 import type { Conn, Trx } from '../knex';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { dialectOf } from '../dialect';
-import type { CheckinDirection } from '../../core/scan';
+import { doorStateOf, type CheckinDirection } from '../../core/scan';
 
 export interface CheckinRow {
   id: number;
@@ -69,7 +69,7 @@ async function recomputeGuestState(trx: Trx, eventId: number, guestId: number, n
     .whereNull('undone_at')
     .orderBy('id', 'desc')
     .first('direction', 'scanned_at');
-  const checkedInAt = last?.direction === 'in' ? last.scanned_at : null;
+  const checkedInAt = doorStateOf(last).inSince;
   await trx('guests').where({ id: guestId }).update({ checked_in_at: checkedInAt, modified: now });
 }
 

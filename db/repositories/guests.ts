@@ -15,10 +15,11 @@ import { MSG, type GUEST_ORDERINGS } from '../../core/messages';
 import type { AnswerInput } from '../../core/answers';
 
 /**
- * A guest's objstatus when deactivated: refused at the door and counted apart in the stats.
- * The index of inactive guests (migration 20261127000000) names the value itself.
+ * A guest's objstatus when deactivated (core's, the door's rule): refused at the door and
+ * counted apart in the stats. The index of inactive guests (migration 20261127000000) names
+ * the value itself.
  */
-export const GUEST_INACTIVE = 2;
+export { GUEST_INACTIVE } from '../../core/scan';
 
 export interface GuestRow {
   id: number;

@@ -1,21 +1,55 @@
 /**
- * Recording scans: the statements of a batch (a lone scan is a batch of one), read at once,
- * then written together. What each scan gets is decided in scan-decisions.ts, on these reads.
+ * The statements of a batch of scans (a lone scan is a batch of one): its reads, sent at once,
+ * and its writes. No decision here: server/services/scans.ts runs a batch and
+ * server/services/scan-decisions.ts decides it on these reads.
  */
 import type { Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { nowIso, toApiDatetime } from '../../core/time';
-import { isGuestRegistered, REGISTRATION_OUTCOME, registerGuestInSession } from './sessions';
-import { visibleEvents } from './events';
+import { visibleEvents, type EventRow } from './events';
 import { dialectOf } from '../dialect';
 import { jsonArrayText, jsonObjectText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
-import { doorRefusal, SCAN_STATUS, type ScanRefusal } from '../../core/scan';
-import { GUEST_INACTIVE } from './guests';
 import type { CheckinRow } from './checkins';
-import { accepted, decideScans, newCheckin, scanInstant, turnedAway, type Plan, type ScanAnswer, type ScanGuestRow, type ScanOutcome, type ScanRequest, type ScanSessionRow } from './scan-decisions';
 
-export type { ScanAnswer, ScanInput, ScanOutcome, ScanRequest } from './scan-decisions';
+export interface ScanGuestRow {
+  id: number;
+  event_id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  company: string | null;
+  registration_type_id: number;
+  registration_type_name: string;
+  barcode: string;
+  nfc_tag: string | null;
+  objstatus: number;
+  checked_in_at: string | null;
+  attention: number;
+  notes: string | null;
+  registration_type_attention: number;
+  /** JSON text: the guest's answers to questions shown at the door, a row per answer (null: none). */
+  door_answers: string | null;
+}
+
+
+export interface ScanSessionRow {
+  id: number;
+  event_id: number;
+  access_control: number | boolean;
+  auto_registration: number | boolean;
+}
+
+export type NewCheckin = Omit<CheckinRow, 'undone_at' | 'id'>;
+
+
+export interface BatchReads {
+  visible: EventRow[];
+  earlierRows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[];
+  guestRows: ScanGuestRow[];
+  sessionRows: ScanSessionRow[];
+  checkinIds: number[];
+}
+
 
 /**
  * The guest `g`'s answers to the event's active questions marked show_at_door, as JSON text,
@@ -95,171 +129,143 @@ async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): P
  * own index (a guest named twice comes back twice). PostgreSQL locks them until commit in one
  * statement: locking kind after kind, two processes' batches could each wait for the other.
  */
-async function guestsOfScans(trx: Trx, eventIds: number[], scans: ScanRequest[]): Promise<ScanGuestRow[]> {
+async function guestsOfScans(trx: Trx, eventIds: number[], codes: ScanCodes): Promise<ScanGuestRow[]> {
   const named = [
-    { column: 'g.barcode', values: scans.flatMap((s) => (s.input.barcode === undefined ? [] : [s.input.barcode])) },
-    { column: 'g.nfc_tag', values: scans.flatMap((s) => (s.input.nfcTag === undefined ? [] : [s.input.nfcTag])) },
-    { column: 'g.id', values: scans.flatMap((s) => (s.input.guestId === undefined ? [] : [s.input.guestId])) },
+    { column: 'g.barcode', values: codes.barcodes },
+    { column: 'g.nfc_tag', values: codes.nfcTags },
+    { column: 'g.id', values: codes.guestIds },
   ].filter((kind) => kind.values.length > 0);
   if (named.length === 0) return [];
   if (dialectOf(trx).name === 'postgres') {
     return (await scanGuests(trx, eventIds)
-      .where((q) => named.forEach((kind) => q.orWhereIn(kind.column, kind.values)))
+      .where((q) => named.forEach((kind) => q.orWhereIn(kind.column, kind.values as (string | number)[])))
       .forUpdate('g')) as ScanGuestRow[];
   }
-  return (await sentAtOnce(named.map((kind) => scanGuests(trx, eventIds).whereIn(kind.column, kind.values) as Promise<ScanGuestRow[]>))).flat();
+  return (await sentAtOnce(named.map((kind) => scanGuests(trx, eventIds).whereIn(kind.column, kind.values as (string | number)[]) as Promise<ScanGuestRow[]>))).flat();
 }
 
 /** The session doors the scans name, of the batch's events. */
-async function sessionsOfScans(trx: Trx, eventIds: number[], scans: ScanRequest[]): Promise<ScanSessionRow[]> {
-  const ids = [...new Set(scans.flatMap((s) => (s.input.sessionId == null ? [] : [s.input.sessionId])))];
-  if (ids.length === 0) return [];
-  return trx('sessions').whereIn('id', ids).whereIn('event_id', eventIds).select('id', 'event_id', 'access_control', 'auto_registration');
+async function sessionsOfScans(trx: Trx, eventIds: number[], sessionIds: readonly number[]): Promise<ScanSessionRow[]> {
+  if (sessionIds.length === 0) return [];
+  return trx('sessions').whereIn('id', [...new Set(sessionIds)]).whereIn('event_id', eventIds).select('id', 'event_id', 'access_control', 'auto_registration');
+}
+
+/** What a batch's scans name: its events, uids, codes and ids, and how many check-ins the event door may write. */
+export interface ScanCodes {
+  eventIds: number[];
+  uids: string[];
+  barcodes: string[];
+  nfcTags: string[];
+  guestIds: number[];
+  sessionIds: number[];
+  /** Scans at the event door: the ids their check-ins would take are drawn beforehand. */
+  eventDoorScans: number;
+}
+
+/**
+ * Every read a batch is decided on, sent at once: the events (scope is decided on them), the
+ * remembered answers of the uids, the guests (locked on PostgreSQL), the session doors and the
+ * ids the event-door check-ins will take (known before they are written, so the answers that
+ * hold them go in with them).
+ */
+export async function readScanBatch(trx: Trx, codes: ScanCodes): Promise<BatchReads> {
+  const { eventIds } = codes;
+  const [visible, earlierRows, guestRows, sessionRows, checkinIds] = await sentAtOnce([
+    visibleEvents(trx, eventIds),
+    rememberedOfUids(trx, eventIds, codes.uids),
+    guestsOfScans(trx, eventIds, codes),
+    sessionsOfScans(trx, eventIds, codes.sessionIds),
+    dialectOf(trx).nextIds(trx, 'checkins', codes.eventDoorScans),
+  ]);
+  return { visible, earlierRows, guestRows, sessionRows, checkinIds };
+}
+
+/** Where guests already in at the event door came in: the station of each one's last standing scan when it was an 'in'. */
+export async function standingStations(trx: Trx, eventIds: number[], guestIds: number[]): Promise<Map<number, string | null>> {
+  const lastIds = dialectOf(trx)
+    .whereInUnindexed(trx('checkins'), 'event_id', eventIds)
+    .whereIn('guest_id', guestIds)
+    .whereNull('session_id')
+    .whereNull('undone_at')
+    .groupBy('guest_id')
+    .max('id');
+  const rows: Pick<CheckinRow, 'guest_id' | 'direction' | 'station'>[] = await trx('checkins').whereIn('id', lastIds).select('guest_id', 'direction', 'station');
+  return new Map(rows.map((r) => [r.guest_id, r.direction === 'in' ? r.station : null]));
 }
 
 // ---------------------------------------------------------------------------------------
-// Session doors: attendance, seats and registrations, one scan at a time
+// Session doors and check-ins, one scan at a time
 
-/** The guest's standing in-scan at the event door (session null) or at a session: when and where. */
-async function standingIn(trx: Trx, eventId: number, guestId: number, sessionId: number | null) {
-  const last = await trx<CheckinRow>('checkins')
+/** The guest's last scan still standing at the event door (session null) or at a session. */
+export function lastStanding(trx: Trx, eventId: number, guestId: number, sessionId: number | null): Promise<Pick<CheckinRow, 'direction' | 'scanned_at' | 'station'> | undefined> {
+  return trx<CheckinRow>('checkins')
     .where({ event_id: eventId, guest_id: guestId, session_id: sessionId })
     .whereNull('undone_at')
     .orderBy('id', 'desc')
     .first('direction', 'scanned_at', 'station');
-  return last?.direction === 'in' ? last : undefined;
 }
 
 /**
- * A session door is attendance only: the guest's event state stays. The guest's row is locked
- * first (an update that changes nothing), so scans of one guest at any session queue behind
- * each other in every process and database; then the last scan there decides, and a seat is
- * taken by registerGuestInSession's compare-and-set on the session.
+ * Locks the guest's row (an update that changes nothing) until the caller's transaction ends:
+ * scans of one guest at any session queue behind each other in every process and database.
  */
-async function passSessionDoor(trx: Trx, scan: ScanRequest, guest: ScanGuestRow, session: ScanSessionRow, now: string): Promise<ScanOutcome> {
-  const { eventId, input } = scan;
-  await trx('guests').where({ id: guest.id }).update({ modified: trx.ref('modified') });
-  const standing = await standingIn(trx, eventId, guest.id, session.id);
-  const inSince = standing?.scanned_at ?? null;
-  let turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince }) as ScanRefusal | undefined;
-  if (!turnedAwayAs && input.direction === 'in' && session.access_control && !(await isGuestRegistered(trx, session.id, guest.id))) {
-    if (!session.auto_registration) turnedAwayAs = SCAN_STATUS.notRegistered;
-    else if ((await registerGuestInSession(trx, session, guest.id)) === REGISTRATION_OUTCOME.full) turnedAwayAs = SCAN_STATUS.sessionFull;
-  }
-  if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
-    return turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: standing?.station ?? null });
-  }
-  if (turnedAwayAs) return turnedAway(turnedAwayAs, guest);
-  const row = newCheckin(scan, guest.id, session.id, scanInstant(input, now), now);
-  const [{ id }] = await trx('checkins').insert({ ...row, scanned_by: input.scannedBy ?? null }).returning('id');
-  return accepted({ ...row, id }, guest);
+export async function lockGuest(trx: Trx, guestId: number): Promise<void> {
+  await trx('guests').where({ id: guestId }).update({ modified: trx.ref('modified') });
 }
 
-/** A check-in an event file brought under the scan's uid: its answer from the stored row (writes nothing). */
-async function answerOfImported(trx: Trx, eventId: number, checkinId: number): Promise<ScanOutcome> {
-  const imported = (await trx<CheckinRow>('checkins').where({ id: checkinId }).first()) as CheckinRow;
-  return accepted(imported, (await scanGuests(trx, [eventId]).where('g.id', imported.guest_id).first()) as ScanGuestRow);
+/** Writes one check-in, with who scanned it; its id. */
+export async function insertCheckin(trx: Trx, row: NewCheckin, scannedBy: string | null): Promise<number> {
+  const [{ id }] = await trx('checkins').insert({ ...row, scanned_by: scannedBy }).returning('id');
+  return id;
+}
+
+/** A check-in an event file brought, and its guest as a scan answers with it. */
+export async function importedCheckin(trx: Trx, eventId: number, checkinId: number): Promise<{ row: CheckinRow; guest: ScanGuestRow }> {
+  const row = (await trx<CheckinRow>('checkins').where({ id: checkinId }).first()) as CheckinRow;
+  return { row, guest: (await scanGuests(trx, [eventId]).where('g.id', row.guest_id).first()) as ScanGuestRow };
 }
 
 // ---------------------------------------------------------------------------------------
-// Every scan: a batch, a lone scan being a batch of one
+// The event door's writes
+
+/** Event-door check-ins, in one statement, each with who scanned it. */
+export async function insertCheckins(trx: Trx, rows: (NewCheckin & { id: number; scanned_by: string | null })[]): Promise<void> {
+  if (rows.length > 0) await trx('checkins').insert(rows);
+}
+
+/** Answers remembered under their uids: a scan sent again gets its first answer. */
+export async function rememberAnswers(trx: Trx, replies: { uid: string; eventId: number; body: Record<string, unknown> }[], now: string): Promise<void> {
+  if (replies.length === 0) return;
+  await trx('scan_replies').insert(replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify(r.body) })));
+}
 
 /**
- * Records scans, each exactly once, inside the caller's write transaction: a lone scan is a
- * batch of one. Scope, the remembered answers of the uids, the guests (locked on PostgreSQL),
- * the session doors and the ids the event-door check-ins will take are read at once; the
- * event-door scans are decided in arrival order on the state as read and as the batch moves
- * it (a guest scanned twice is admitted once, a uid sent twice gets one answer); then one
- * insert of those check-ins, one compare-and-set update of the guests' state and one insert
- * of the answers go out together. Session-door scans (seats, registrations) and uids an event
- * file brought are answered one at a time after that, in the same transaction. A guest whose
- * state changed since it was read fails the compare-and-set, and the whole batch throws.
+ * Moves the event-door state of `moved` guests, each only if it still holds what was read
+ * (`read`); `next` is each one's new checked_in_at. The count of rows changed: short when a
+ * guest changed since it was read.
  */
-export async function recordScans(trx: Trx, scans: ScanRequest[]): Promise<ScanAnswer[]> {
-  const now = nowIso();
-  const eventIds = [...new Set(scans.map((s) => s.eventId))];
-  const uids = [...new Set(scans.flatMap((s) => (s.input.uid === undefined ? [] : [s.input.uid])))];
-  const eventDoor = scans.filter((s) => s.input.sessionId == null).length;
-  // Every scan's reads, in scope or not (scope decides below). The event-door check-ins' ids
-  // are known before they are written: the answers that hold them go in with them.
-  const [visible, earlierRows, guestRows, sessionRows, checkinIds] = await sentAtOnce([
-    visibleEvents(trx, eventIds),
-    rememberedOfUids(trx, eventIds, uids),
-    guestsOfScans(trx, eventIds, scans),
-    sessionsOfScans(trx, eventIds, scans),
-    dialectOf(trx).nextIds(trx, 'checkins', eventDoor),
-  ]);
-  const plan = decideScans(scans, now, { visible, earlierRows, guestRows, sessionRows, checkinIds });
-  const { answers } = plan;
-
-  // Where the guests already inside before this batch came in: one read for all of them.
-  if (plan.standingStation.length > 0) {
-    const lastIds = dialectOf(trx)
-      .whereInUnindexed(trx('checkins'), 'event_id', eventIds)
-      .whereIn('guest_id', plan.standingStation.map((s) => s.guest.id))
-      .whereNull('session_id')
-      .whereNull('undone_at')
-      .groupBy('guest_id')
-      .max('id');
-    const rows: Pick<CheckinRow, 'guest_id' | 'direction' | 'station'>[] = await trx('checkins').whereIn('id', lastIds).select('guest_id', 'direction', 'station');
-    const station = new Map(rows.map((r) => [r.guest_id, r.direction === 'in' ? r.station : null]));
-    for (const { index, guest } of plan.standingStation) {
-      answers[index] = turnedAway(SCAN_STATUS.alreadyCheckedIn, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: station.get(guest.id) ?? null });
-    }
-  }
-  for (const c of plan.checkins) answers[c.index] = accepted(c.row, c.guest);
-
-  // Without a scan decided one at a time, every answer is known: the answers to remember go
-  // out with the event door's writes.
-  const repliesNow = plan.oneAtATime.length === 0;
-  if (repliesNow) for (const [index, first] of plan.repeatOf) answers[index] = answers[first];
-
-  // The event-door writes, together: the check-ins, one compare-and-set for every guest they
-  // moved (each row must still hold the state read above, or the update counts short and the
-  // batch rolls back).
-  const moved = [...new Set(plan.checkins.map((c) => c.row.guest_id))];
-  const [, changed] = await sentAtOnce([
-    plan.checkins.length > 0 ? trx('checkins').insert(plan.checkins.map((c) => ({ ...c.row, scanned_by: scans[c.index].input.scannedBy ?? null }))) : undefined,
-    moved.length > 0 ? compareAndSetDoorState(trx, moved, plan, now) : 0,
-    repliesNow ? rememberAnswers(trx, plan, now) : undefined,
-  ]);
-  if (changed !== moved.length) throw new Error('A guest scanned in this batch changed since it was read');
-  if (repliesNow) return answers;
-
-  // After the event door's check-ins, so that ids counted by the database come after theirs.
-  for (const one of plan.oneAtATime) {
-    const scan = scans[one.index];
-    if (one.checkinId !== undefined) answers[one.index] = await answerOfImported(trx, scan.eventId, one.checkinId);
-    else answers[one.index] = await passSessionDoor(trx, scan, one.guest as ScanGuestRow, one.session as ScanSessionRow, now);
-  }
-  for (const [index, first] of plan.repeatOf) answers[index] = answers[first];
-  await rememberAnswers(trx, plan, now);
-  return answers;
-}
-
-/** The answers of the batch's new uids, remembered: a scan sent again gets its first answer. */
-async function rememberAnswers(trx: Trx, plan: Plan, now: string): Promise<void> {
-  if (plan.replies.length === 0) return;
-  await trx('scan_replies').insert(plan.replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify((plan.answers[r.index] as ScanOutcome).body) })));
-}
-
-/** Moves the event-door state of `moved` guests, each only if it still holds what was read. */
-function compareAndSetDoorState(trx: Trx, moved: number[], plan: Plan, now: string): Promise<number> {
+export function compareAndSetDoorState(
+  trx: Trx,
+  moved: number[],
+  read: ReadonlyMap<number, { checked_in_at: string | null; objstatus: number }>,
+  next: ReadonlyMap<number, string | null>,
+  now: string,
+): Promise<number> {
   return trx('guests')
     .whereIn('id', moved)
     .where((q) => {
       for (const id of moved) {
-        const read = plan.stateRead.get(id)!;
+        const was = read.get(id)!;
         q.orWhere((g) => {
-          g.where({ id, objstatus: read.objstatus });
-          if (read.checked_in_at === null) g.whereNull('checked_in_at');
-          else g.where('checked_in_at', read.checked_in_at);
+          g.where({ id, objstatus: was.objstatus });
+          if (was.checked_in_at === null) g.whereNull('checked_in_at');
+          else g.where('checked_in_at', was.checked_in_at);
         });
       }
     })
     .update({
       // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
-      checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, plan.finalState.get(id) ?? null])),
+      checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, next.get(id) ?? null])),
       modified: now,
     }) as Promise<number>;
 }

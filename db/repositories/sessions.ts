@@ -1,7 +1,9 @@
+import { sentAtOnce } from '../write-transaction';
 import type { Conn, Trx } from '../knex';
 import { newRecord, toBool } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
 import type { PageRequest } from '../../core/paging';
+import { sessionSeats } from '../../core/scan';
 
 export interface SessionRow {
   id: number;
@@ -160,6 +162,24 @@ export async function registerGuestInSession(trx: Trx, session: Pick<SessionRow,
   // The session's `registered` count changed: move `modified` so list deltas carry it.
   await trx('sessions').where({ id: session.id }).update({ modified });
   return REGISTRATION_OUTCOME.registered;
+}
+
+/**
+ * A session door's seats as an entry finds them, without access control: the session's seats
+ * (capacity + overbook_capacity), the guests holding one (a standing in-scan at the session)
+ * and whether this guest is among them. The session's row is locked first (an update that
+ * changes nothing), so entries at one session queue in every process and database and the
+ * count holds until the caller's transaction commits its check-in. Run it inside a transaction.
+ */
+export async function lockSessionSeats(trx: Trx, sessionId: number, guestId: number): Promise<{ seats: number; seatsTaken: number; seated: boolean }> {
+  await trx('sessions').where({ id: sessionId }).update({ modified: trx.ref('modified') });
+  const admitted = () => trx('checkins').where({ session_id: sessionId, direction: 'in' }).whereNull('undone_at');
+  const [session, taken, own] = await sentAtOnce([
+    trx('sessions').where({ id: sessionId }).first('capacity', 'overbook_capacity'),
+    admitted().countDistinct({ n: 'guest_id' }).first(),
+    admitted().where({ guest_id: guestId }).first('id'),
+  ]);
+  return { seats: sessionSeats({ capacity: Number(session.capacity), overbook_capacity: Number(session.overbook_capacity) }), seatsTaken: Number(taken?.n ?? 0), seated: own !== undefined };
 }
 
 export interface SessionRegistrationRow {

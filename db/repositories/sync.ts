@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Conn } from '../knex';
 import { chunks } from '../bulk';
 import { newRecord } from '../records';
@@ -43,6 +44,8 @@ export interface SyncRow {
   error: string | null;
   /** SHA-256 (64 lowercase hex digits) the upstream's certificate or its authority must have; null: the system's trust. */
   fingerprint: string | null;
+  /** PEM of the authority the fingerprint names, once verified; null for a pin on the certificate itself, or none. */
+  authority_pem: string | null;
 }
 
 export interface NewSync {
@@ -53,6 +56,7 @@ export interface NewSync {
   push_cursor: string;
   pull_cursor: string;
   fingerprint?: string | null;
+  authority_pem?: string | null;
 }
 
 /** A second follow of the same event (two at once included) is refused: one sync per event. */
@@ -102,6 +106,11 @@ export async function markPulled(db: Conn, sync: SyncRow, cursor: string): Promi
   await db('syncs').where({ id: sync.id, pull_cursor: sync.pull_cursor }).update({ pull_cursor: cursor, last_pull_at: now, state: 'ok', error: null, modified: now });
 }
 
+/** Keeps the pinned authority a cycle verified against, for a sync followed before it was kept. */
+export async function keepAuthority(db: Conn, syncId: number, fingerprint: string, pem: string): Promise<void> {
+  await db('syncs').where({ id: syncId, fingerprint }).whereNull('authority_pem').update({ authority_pem: pem });
+}
+
 export async function markFailed(db: Conn, syncId: number, state: Exclude<SyncState, 'ok'>, error: string): Promise<void> {
   await db('syncs').where({ id: syncId }).update({ state, error: error.slice(0, 1000), modified: nowIso() });
 }
@@ -129,30 +138,48 @@ export async function recordFindings(db: Conn, eventId: number, found: { conflic
 
 /**
  * Kept once per pair of admissions, whichever side and whichever merge found it first; at
- * most FINDINGS_KEPT per event, written a few dozen rows a statement.
+ * most FINDINGS_KEPT per event, written a few dozen rows a statement. Only a pair of this
+ * event's own check-ins of that guest is kept: one an upstream invents (a guest or a scan not
+ * here) is dropped. A real one whose other scan has not come down yet is found again by the
+ * pull that brings it.
  */
 export async function recordDoubleAdmissions(db: Conn, eventId: number, found: FoundDoubleAdmission[]): Promise<void> {
   const now = nowIso();
-  const rows = found
+  const pairs = found
     .filter((d) => d.checkins.length >= 2)
-    .map((d) => {
-      const [first, second] = [...d.checkins].sort((a, b) => (a.uid < b.uid ? -1 : 1));
-      return {
+    .map((d) => ({ guest_uid: d.guest_uid, checkins: [...d.checkins].sort((a, b) => (a.uid < b.uid ? -1 : 1)).slice(0, 2) }));
+  let room = await roomFor(db, 'sync_double_admissions', eventId);
+  for (const part of chunks(pairs, FINDINGS_PER_STATEMENT)) {
+    if (room <= 0) return;
+    const guestOf = await checkinGuests(db, eventId, part.flatMap((d) => d.checkins.map((c) => c.uid)));
+    const rows = part
+      .filter((d) => d.checkins.every((c) => guestOf.get(c.uid) === d.guest_uid))
+      .slice(0, room)
+      .map(({ guest_uid, checkins: [first, second] }) => ({
         ...newRecord(now),
         event_id: eventId,
-        guest_uid: d.guest_uid,
+        guest_uid,
         first_checkin_uid: first.uid,
         first_station: first.station?.slice(0, 128) ?? null,
-        first_scanned_at: first.scanned_at,
+        first_scanned_at: first.scanned_at.slice(0, 32),
         second_checkin_uid: second.uid,
         second_station: second.station?.slice(0, 128) ?? null,
-        second_scanned_at: second.scanned_at,
-      };
-    });
-  const room = await roomFor(db, 'sync_double_admissions', eventId);
-  for (const part of chunks(rows.slice(0, room), FINDINGS_PER_STATEMENT)) {
-    await db('sync_double_admissions').insert(part).onConflict(['event_id', 'first_checkin_uid', 'second_checkin_uid']).ignore();
+        second_scanned_at: second.scanned_at.slice(0, 32),
+      }));
+    if (rows.length === 0) continue;
+    await db('sync_double_admissions').insert(rows).onConflict(['event_id', 'first_checkin_uid', 'second_checkin_uid']).ignore();
+    room -= rows.length;
   }
+}
+
+/** The guest uid of each of `uids` that is a check-in of this event here. */
+async function checkinGuests(db: Conn, eventId: number, uids: string[]): Promise<Map<string, string>> {
+  const rows: { uid: string; guest_uid: string }[] = await db('checkins as c')
+    .join('guests as g', 'g.id', 'c.guest_id')
+    .where('c.event_id', eventId)
+    .whereIn('c.uid', [...new Set(uids)])
+    .select('c.uid', 'g.uid as guest_uid');
+  return new Map(rows.map((r) => [r.uid, r.guest_uid]));
 }
 
 /** How many more findings the event may keep in `table`. */
@@ -170,20 +197,42 @@ export interface StoredDoubleAdmission {
   found_at: string;
 }
 
-export async function listDoubleAdmissions(db: Conn, eventId: number): Promise<StoredDoubleAdmission[]> {
-  const rows = await db('sync_double_admissions as d')
-    .leftJoin('guests as g', function () {
+/** A page of what is kept, the latest first. */
+export interface FindingsPage {
+  limit: number;
+  offset: number;
+}
+
+/** The double admissions kept whose guest and both check-ins are this event's here (rows an earlier version kept unchecked included). */
+function doubleAdmissionsOf(db: Conn, eventId: number) {
+  const exists = (column: string) => (q: Knex.QueryBuilder) =>
+    q.select(db.raw('1')).from('checkins as c').whereRaw('c.event_id = d.event_id').whereRaw(`c.uid = d.${column}`).whereRaw('c.guest_id = g.id');
+  return db('sync_double_admissions as d')
+    .join('guests as g', function () {
       this.on('g.uid', '=', 'd.guest_uid').andOn('g.event_id', '=', 'd.event_id');
     })
     .where('d.event_id', eventId)
-    .orderBy('d.id')
+    .whereExists(exists('first_checkin_uid'))
+    .whereExists(exists('second_checkin_uid'));
+}
+
+export async function countDoubleAdmissions(db: Conn, eventId: number): Promise<number> {
+  const [{ n }] = await doubleAdmissionsOf(db, eventId).count({ n: '*' });
+  return Number(n);
+}
+
+export async function listDoubleAdmissions(db: Conn, eventId: number, page: FindingsPage): Promise<StoredDoubleAdmission[]> {
+  const rows = await doubleAdmissionsOf(db, eventId)
+    .orderBy('d.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
     .select('d.*', 'g.id as guest_id', 'g.first_name', 'g.last_name');
   return rows.map((r) => {
     const checkins = [
       { uid: r.first_checkin_uid, station: r.first_station ?? null, scanned_at: r.first_scanned_at },
       { uid: r.second_checkin_uid, station: r.second_station ?? null, scanned_at: r.second_scanned_at },
     ].sort((a, b) => (a.scanned_at < b.scanned_at ? -1 : a.scanned_at > b.scanned_at ? 1 : 0));
-    return { guest_id: r.guest_id ?? null, guest_uid: r.guest_uid, first_name: r.first_name ?? null, last_name: r.last_name ?? null, checkins, found_at: r.created };
+    return { guest_id: r.guest_id, guest_uid: r.guest_uid, first_name: r.first_name ?? null, last_name: r.last_name ?? null, checkins, found_at: r.created };
   });
 }
 
@@ -215,8 +264,13 @@ export interface StoredConflict {
   found_at: string;
 }
 
-export async function listConflicts(db: Conn, eventId: number): Promise<StoredConflict[]> {
-  const rows = await db('sync_conflicts').where({ event_id: eventId }).orderBy('id');
+export async function countConflicts(db: Conn, eventId: number): Promise<number> {
+  const [{ n }] = await db('sync_conflicts').where({ event_id: eventId }).count({ n: '*' });
+  return Number(n);
+}
+
+export async function listConflicts(db: Conn, eventId: number, page: FindingsPage): Promise<StoredConflict[]> {
+  const rows = await db('sync_conflicts').where({ event_id: eventId }).orderBy('id', 'desc').limit(page.limit).offset(page.offset);
   return rows.map((r) => ({ table: r.table_name, uid: r.record_uid, kind: r.kind, value: r.value ?? null, resolution: r.resolution, found_at: r.created }));
 }
 

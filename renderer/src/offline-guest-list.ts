@@ -1,5 +1,6 @@
 import type { Api } from './api';
 import { searchTerms, searchWords } from '../../core/search-terms';
+import { doorDecision, guestDoorState } from '../../core/scan';
 import { swapCase } from './checkin';
 import { GUEST_STORE, META_STORE, run, writeGeneration } from './local-db';
 import type { CodeKind, Direction, DoorAnswer, GuestSummary, ScanStatus } from './types';
@@ -254,10 +255,7 @@ export class OfflineGuestList {
 
   /** The server's answer for the event's door, from the copy. */
   decide(guest: OfflineGuest | undefined, direction: Direction): ScanStatus {
-    if (!guest) return 'not_found';
-    if (direction === 'out') return guest.checked_in_at ? 'checked_out' : 'not_checked_in';
-    if (guest.objstatus === '2') return 'inactive';
-    return guest.checked_in_at ? 'already_checked_in' : 'checked_in';
+    return doorDecision(direction, guest && guestDoorState(guest));
   }
 
   /** This station's own scan, so the next one of the same guest is decided right. */

@@ -56,18 +56,12 @@ export interface DoorAnswer {
   answer: string;
 }
 
-export type ScanStatus =
-  | 'checked_in'
-  | 'checked_out'
-  | 'already_checked_in'
-  | 'not_checked_in'
-  | 'not_found'
-  | 'inactive'
-  | 'not_registered'
-  | 'session_full';
+/** The scan vocabulary is core's (core/scan.ts), shared with the server. */
+import type { CheckinDirection, ScanStatus } from '../../core/scan';
+export type { ScanStatus };
 
 export type CodeKind = 'barcode' | 'nfc_tag' | 'guest_id';
-export type Direction = 'in' | 'out';
+export type Direction = CheckinDirection;
 
 /** What one scan turned into, on screen. `queued`: stored until the server answers again. */
 export interface ScanResult {
@@ -109,6 +103,9 @@ export interface SyncStatus {
   last_pull_at: string | null;
   last_push_at: string | null;
   pending: number;
+  /** All of them; the lists below hold the latest few (GET /events/:id/sync/double_admissions and /conflicts page the rest). */
+  double_admissions_count: number;
+  conflicts_count: number;
   double_admissions: {
     guest_id: number | null;
     guest_uid: string;

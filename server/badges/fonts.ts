@@ -45,6 +45,22 @@ const FILES: Record<FontFamily, () => Record<FontWeight, string>> = {
  */
 const loaded = new Map<string, fontkit.Font>();
 
+/**
+ * Makes every glyph the character map names, with its character, before anything is laid out.
+ * fontkit keeps the first glyph object it makes for an id, with the characters it was made for,
+ * and PDFKit's text layer (ToUnicode) reads them: made first as part of another (the "u" in a
+ * composite "ụ" or "ű", the hyphen in a decomposed form), "u" read back as "ụ" or as nothing
+ * in every later PDF ("R th"). About 0.1 s a font, once, in the badge worker.
+ */
+function glyphsFromCharacterMap(font: fontkit.Font): void {
+  for (const codePoint of font.characterSet) {
+    // Compatibility characters (Arabic presentation forms, the fi ligature, Kangxi radicals)
+    // share the glyphs of the letters they stand for: those glyphs read back as the letters.
+    const char = String.fromCodePoint(codePoint);
+    if (char.normalize('NFKC') === char) font.glyphForCodePoint(codePoint);
+  }
+}
+
 export function fontName(family: FontFamily, weight: FontWeight): string {
   return `${family}-${weight}`;
 }
@@ -54,6 +70,7 @@ export function loadFont(family: FontFamily, weight: FontWeight): fontkit.Font {
   let font = loaded.get(name);
   if (!font) {
     font = fontkit.create(fs.readFileSync(FILES[family]()[weight])) as fontkit.Font;
+    glyphsFromCharacterMap(font);
     loaded.set(name, font);
   }
   return font;

@@ -3,12 +3,14 @@ import QRCode from 'qrcode';
 import { BADGE_PAGE_POINTS, type BadgeSize } from '../../core/badges';
 import type { BadgeGuest } from '../../db/repositories/badge-prints';
 import { fontName, loadFont, textRuns, visualOrder, type DrawnRun, type FontFamily, type FontWeight } from './fonts';
+import { chooseCuts, enoughSize, nameCuts } from './name-lines';
 
 /**
  * One badge per page, laid out for its label: the first name as large as the label allows
  * (about 11 mm capitals on A6, readable at two metres), the last name, the company, the
- * registration type in a dark band, and the guest's barcode as a QR code. A line too long for
- * its width is set smaller until it fits (a long name on two lines first): never cut.
+ * registration type in a dark band, and the guest's barcode as a QR code. A long name wraps
+ * onto lines to keep capitals of at least 6 mm (name-lines.ts); other lines too long for their
+ * width are set smaller until they fit: never cut.
  */
 
 /** A line of text: centred in `width` from `x`, its baseline at `y`, at most `size` points. */
@@ -43,18 +45,18 @@ function layoutOf(size: BadgeSize): Layout {
     case 'A6': {
       const m = 18;
       return {
-        name: { x: m, top: 44, width: w - 2 * m, height: 104, first: 44, last: 30 },
-        company: { x: m, y: 168, width: w - 2 * m, size: 16 },
-        qr: { x: (w - 120) / 2, y: 190, side: 120 },
+        name: { x: m, top: 22, width: w - 2 * m, height: 146, first: 46, last: 34 },
+        company: { x: m, y: 187, width: w - 2 * m, size: 16 },
+        qr: { x: (w - 112) / 2, y: 198, side: 112 },
         band: { x: 0, y: h - 82, width: w, height: 52, size: 20 },
       };
     }
     case '62x100mm': {
       const m = 10;
       return {
-        name: { x: m, top: 22, width: w - 2 * m, height: 72, first: 32, last: 21 },
-        company: { x: m, y: 108, width: w - 2 * m, size: 12 },
-        qr: { x: (w - 90) / 2, y: 122, side: 90 },
+        name: { x: m, top: 8, width: w - 2 * m, height: 118, first: 32, last: 26 },
+        company: { x: m, y: 139, width: w - 2 * m, size: 12 },
+        qr: { x: (w - 68) / 2, y: 147, side: 68 },
         band: { x: 0, y: h - 58, width: w, height: 38, size: 14 },
       };
     }
@@ -130,44 +132,77 @@ function drawLine(doc: Doc, used: Set<string>, text: string, weight: FontWeight,
   drawMeasured(doc, used, measured, weight, line.x, line.width, line.y, Math.min(line.size, line.width / measured.width));
 }
 
-// A name line that would shrink below this share of its size is set on two lines instead.
-const WRAP_BELOW = 0.6;
 const LINE_HEIGHT = 1.22;
+// Lines a name (first or last) may take before it is set smaller than MIN_CAP_MM.
+const NAME_MAX_LINES = 3;
+/** The smallest capitals a name is set in while wrapping can keep it there: readable at two metres. */
+export const MIN_CAP_MM = 6;
+const MM = 72 / 25.4;
 
-/** `text` cut in two at the space or hyphen nearest its middle; undefined if it has none. */
-function splitInTwo(text: string): [string, string] | undefined {
-  let best: number | undefined;
-  for (let i = 1; i < text.length - 1; i++) {
-    const breakAt = text[i] === ' ' ? i : text[i - 1] === '-' ? i : undefined;
-    if (breakAt !== undefined && (best === undefined || Math.abs(breakAt - text.length / 2) < Math.abs(best - text.length / 2))) best = breakAt;
-  }
-  return best === undefined ? undefined : [text.slice(0, best).trim(), text.slice(best).trim()];
+/** The font size whose capitals are `mm` high in the name's font. */
+export function sizeForCapHeight(mm: number): number {
+  const font = loadFont('latin', 'bold');
+  return (mm * MM) / (font.capHeight / font.unitsPerEm);
+}
+
+/** A name as set: the text it reads as, its lines and each line's size. */
+export interface SetName {
+  text: string;
+  lines: string[];
+  sizes: number[];
 }
 
 /**
- * The first and last name, each on its line as large as the block allows; a name too long
- * for its line goes on two (at a space or hyphen), and the whole block shrinks to fit its
- * height. Nothing is ever cut.
+ * The first and last name on a label, each as large as the block allows: a name too long for
+ * one line wraps (at spaces and after hyphens) onto up to three before it is set below
+ * MIN_CAP_MM, and the block fits its height by shrinking the largest lines first. `widthOf`
+ * gives a line's width at 1 pt.
  */
-function drawName(doc: Doc, used: Set<string>, guest: BadgeGuest, block: NameBlock): void {
-  const lines: { text: Measured; size: number }[] = [];
-  for (const [name, max] of [[guest.first_name, block.first], [guest.last_name, block.last]] as const) {
-    const whole = measure(doc, used, name, 'bold');
-    if (whole.runs.length === 0) continue;
-    const halves = block.width / whole.width < max * WRAP_BELOW ? splitInTwo(name.trim()) : undefined;
-    const parts = halves ? halves.map((half) => measure(doc, used, half, 'bold')) : [whole];
-    // Both halves of a name take one size, so they read as one name.
-    const size = Math.min(max, ...parts.map((part) => block.width / part.width));
-    for (const text of parts) lines.push({ text, size });
+export function namePlan(size: BadgeSize, guest: Pick<BadgeGuest, 'first_name' | 'last_name'>, widthOf: (line: string) => number): SetName[] {
+  const block = layoutOf(size).name;
+  const parts = [
+    { text: guest.first_name.trim(), max: block.first },
+    { text: guest.last_name.trim(), max: block.last },
+  ].filter((part) => widthOf(part.text) > 0);
+  const min = sizeForCapHeight(MIN_CAP_MM);
+  const choices = parts.map((part) => ({
+    cuts: nameCuts(part.text, widthOf, { width: block.width, max: part.max, maxLines: NAME_MAX_LINES }),
+    enough: enoughSize(part.max, min),
+  }));
+  const { fits, sizes } = chooseCuts(choices, LINE_HEIGHT, block.height, min);
+  let index = 0;
+  return fits.map((fit, i) => ({ text: parts[i].text, lines: fit.lines, sizes: fit.lines.map(() => sizes[index++]) }));
+}
+
+/** The name block drawn as namePlan sets it, centred in its height. Nothing is ever cut. */
+function drawName(doc: Doc, used: Set<string>, guest: BadgeGuest, size: BadgeSize): void {
+  const block = layoutOf(size).name;
+  const names = namePlan(size, guest, (line) => measure(doc, used, line, 'bold').width);
+  const height = names.reduce((sum, n) => sum + n.sizes.reduce((a, b) => a + b * LINE_HEIGHT, 0), 0);
+  let top = block.top + (block.height - height) / 2;
+  for (const name of names) {
+    // A name on several lines is one span of text for PDF readers: it reads back as typed
+    // (pdftotext and search would otherwise drop the hyphen at a line's end).
+    const span = name.lines.length > 1;
+    if (span) doc.markContent('Span', { actual: name.text } as PDFKit.Mixins.MarkingOptions);
+    name.lines.forEach((line, i) => {
+      const lineSize = name.sizes[i];
+      drawMeasured(doc, used, measure(doc, used, line, 'bold'), 'bold', block.x, block.width, top + lineSize * 0.98, lineSize);
+      top += lineSize * LINE_HEIGHT;
+    });
+    if (span) endSpan(doc);
   }
-  const height = lines.reduce((sum, line) => sum + line.size * LINE_HEIGHT, 0);
-  const scale = Math.min(1, block.height / height);
-  let top = block.top + (block.height - height * scale) / 2;
-  for (const line of lines) {
-    const size = line.size * scale;
-    drawMeasured(doc, used, line.text, 'bold', block.x, block.width, top + size * 0.98, size);
-    top += size * LINE_HEIGHT;
-  }
+}
+
+/**
+ * Ends a marked span under the coordinates PDFKit draws text in (the page flipped back), as
+ * poppler places a span's text by the transformation in force when the span ends.
+ */
+function endSpan(doc: Doc): void {
+  doc.save();
+  doc.transform(1, 0, 0, -1, 0, doc.page.height);
+  doc.endMarkedContent();
+  doc.restore();
 }
 
 /** The QR code as filled squares (vector: sharp at any printer resolution), two modules of quiet zone inside `side`. */
@@ -210,7 +245,7 @@ export function badgeDocument(size: BadgeSize, title: string): BadgeDocument {
     add(guest) {
       doc.addPage({ size: [...BADGE_PAGE_POINTS[size]], margin: 0 });
       doc.fillColor('black');
-      drawName(doc, used, guest, layout.name);
+      drawName(doc, used, guest, size);
       if (guest.company) {
         doc.fillColor('#333333');
         drawLine(doc, used, guest.company, 'regular', layout.company);

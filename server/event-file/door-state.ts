@@ -3,6 +3,7 @@ import { chunks } from '../../db/bulk';
 import { standingDoorScans, updateRow, type Row } from '../../db/repositories/event-file-merge';
 import type { MergeJournal } from '../../db/repositories/merge-journal';
 import { toApiDatetime } from '../../core/time';
+import { doorStateOf, type StandingScan } from '../../core/scan';
 
 /** A guest admitted on two stations while they could not see each other. */
 export interface DoubleAdmission {
@@ -32,7 +33,7 @@ export async function refreshDoorState(trx: Trx, eventId: number, guestIds: numb
     for (const guest of guests) {
       const list = byGuest.get(guest.id as number) ?? [];
       const last = list[list.length - 1];
-      const checkedInAt = last && last.direction === 'in' ? last.scanned_at : null;
+      const checkedInAt = doorStateOf(last as unknown as StandingScan | undefined).inSince;
       if ((guest.checked_in_at ?? null) !== checkedInAt) {
         journal?.updated('guests', guest, { checked_in_at: checkedInAt });
         await updateRow(trx, 'guests', guest.id as number, { checked_in_at: checkedInAt, modified: now });

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { z } from '../schemas/zod';
 import { MSG } from '../../core/messages';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../../core/errors';
 import { GroupRecord } from './tables';
 
 /**

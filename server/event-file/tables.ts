@@ -1,5 +1,5 @@
 import { z } from '../schemas/zod';
-import { boolean, codeText, nonNegativeInteger, optionalText, requiredBlankableText, requiredText } from '../schemas/fields';
+import { boolean, codeText, isPlausibleScanTime, isRealDateAndTime, nonNegativeInteger, optionalText, requiredBlankableText, requiredText, uuid } from '../schemas/fields';
 import { EventCreate } from '../schemas/events';
 import { GroupCreate } from '../schemas/groups';
 import { RegistrationTypeCreate } from '../schemas/registration-types';
@@ -38,13 +38,17 @@ const count = nonNegativeInteger();
 const laterFlag = boolean().optional().transform((v) => (v ? 1 : 0));
 // Stored datetimes: server instants (`...sss Z`) and wall-clock times (`YYYY-MM-DDThh:mm:ss`).
 const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const time = z.string().regex(DATETIME);
-// What a scan records is an instant, kept in one stored form whichever database wrote the file.
-const instant = time.transform((v, ctx) => {
-  const stored = storedInstant(v);
-  if (stored === null) ctx.addIssue({ code: 'custom', message: 'Not a real time.' });
-  return stored ?? z.NEVER;
-});
+// A day that does not exist (30 February) is refused, as the API refuses it, never rolled over.
+const time = z.string().regex(DATETIME).refine(isRealDateAndTime, { error: 'Not a real time.' });
+// What a scan records is an instant, kept in one stored form whichever database wrote the file,
+// and bounded as the API bounds a scan's time.
+const instant = time
+  .transform((v, ctx) => {
+    const stored = storedInstant(v);
+    if (stored === null) ctx.addIssue({ code: 'custom', message: 'Not a real time.' });
+    return stored ?? z.NEVER;
+  })
+  .refine((v) => isPlausibleScanTime(v), { error: MSG.scanTimeOutOfRange });
 const ninstant = instant.nullable();
 // A wall-clock time as the API takes it (`YYYY-MM-DDThh:mm[:ss]`), stored with seconds.
 const wallClock = apiField(EventCreate, 'starts');
@@ -61,7 +65,8 @@ export interface TableDef extends Omit<TableLayout, 'columns'> {
   columns: Record<string, z.ZodType>;
   /** Columns kept out of the "did it change" comparison: derived state. */
   derived?: string[];
-  uidMax?: number;
+  /** The uid's rule, when it is not a UUID (a scan's uid is the client's, as the API takes it). */
+  uid?: z.ZodType;
   /**
    * Changes a door role may bring (DESIGN "Identity"): check-ins and undos (with the session
    * registrations a scan makes), and new guests (with their answers). Everything else is set-up.
@@ -160,7 +165,7 @@ export const EVENT_TABLES: TableDef[] = [
     name: 'checkins',
     onEvent: true,
     uidPerEvent: true,
-    uidMax: 64,
+    uid: apiField(CheckinCreate, 'uid'),
     door: { create: true, update: true },
     refs: [
       { column: 'guest_id', table: 'guests', key: 'guest_uid' },
@@ -213,7 +218,7 @@ export const EVENT_TABLE_LAYOUTS: TableLayout[] = EVENT_TABLES.map((def) => ({ .
 
 export const EventRecord = z
   .object({
-    uid: z.string().min(1).max(36),
+    uid: uuid(),
     created: time,
     modified: time,
     name: EventCreate.shape.name,
@@ -227,7 +232,7 @@ export const EventRecord = z
 
 /** The event's group as the file carries it, so a laptop without it can create it. */
 export const GroupRecord = z.object({
-  uid: z.string().min(1).max(36),
+  uid: uuid(),
   name: GroupCreate.shape.name,
   type: z.string().pipe(GroupCreate.shape.type.unwrap()),
   email: GroupCreate.shape.email.transform((v) => v ?? null),
@@ -237,8 +242,9 @@ export const GroupRecord = z.object({
 export type GroupRecord = z.infer<typeof GroupRecord>;
 
 export function recordSchema(def: TableDef) {
-  const refs = Object.fromEntries(def.refs.map((r) => [r.key, r.nullable ? z.string().max(64).nullable() : z.string().min(1).max(64)]));
-  const record = z.object({ uid: z.string().min(1).max(def.uidMax ?? 36), created: time, modified: time, ...def.columns, ...refs });
+  // Records name their parents by uid: a UUID, as Doorlist makes every record's uid.
+  const refs = Object.fromEntries(def.refs.map((r) => [r.key, r.nullable ? uuid().nullable() : uuid()]));
+  const record = z.object({ uid: def.uid ?? uuid(), created: time, modified: time, ...def.columns, ...refs });
   const { rules } = def;
   if (!rules) return record;
   return record.superRefine((r, ctx) => {

@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from './error-handler';
 import { createRegistry, openApiDocument } from './openapi';
 import { apiDocsRouter } from './api-docs';
 import { deferBodyErrors, type RouteDeps } from './route';
+import { routeTable } from './methods';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
 import { apiKeysRouter } from '../routes/api-keys';
@@ -32,6 +33,7 @@ import { syncRouter } from '../routes/sync';
 import { LocalWrites } from '../services/local-writes';
 import { AUTHORITY_PATH, type LanShare } from '../lan';
 import { lanRouter } from '../routes/lan';
+import { BadgePrinting } from '../badges/print';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -54,15 +56,17 @@ export interface AppOptions {
   lan: LanShare;
   /** Built door screen to serve at `/`; skipped when the folder does not exist. */
   rendererDir?: string;
+  /** The badge worker's file (tests give one that fails on cue); the app's own by default. */
+  badgeWorkerFile?: string;
 }
 
 // Secrets never reach a log: the token of every request line and of every error line logged with it.
 
-export function createApp({ db, readDb = db, config, logger, lan, rendererDir }: AppOptions) {
+export function createApp({ db, readDb = db, config, logger, lan, rendererDir, badgeWorkerFile }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
 
   const app = express();
   app.disable('x-powered-by');
@@ -78,7 +82,10 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir }:
   const api = express.Router();
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
   api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
+  // Before every router: a declared path asked with a method it lacks answers 405, never another route.
+  api.use(routeTable(deps).guard());
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
+  routeTable(deps).add('get', '/openapi.json');
 
   // Generated on the first request for it, not in every start (about 80 ms of CPU).
   let document: ReturnType<typeof openApiDocument> | undefined;

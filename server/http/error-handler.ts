@@ -1,10 +1,11 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
 import { HttpError } from './errors';
 import { MSG } from '../../core/messages';
 import { classifyDbError } from '../../db/errors';
 import { requestLog } from './request-log';
+import { DECLARED_REPLIES, errorDrift, type DeclaredReplies } from './reply-check';
 
 interface BodyParserError {
   type?: string;
@@ -24,7 +25,10 @@ function isJsonButNotObject(raw: unknown): boolean {
 }
 
 /** The single place that writes an error response. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => writeError(err, req, res);
+
+/** The error handler's answer, for what must answer before its handler ends (an upload cut for being slow). */
+export function writeError(err: unknown, req: Request, res: Response): void {
   // A client that hung up (a phone leaving Wi-Fi mid-download) is no failure of ours.
   if (res.destroyed || req.socket?.destroyed === true) {
     requestLog(req)?.info({ code: (err as { code?: unknown })?.code }, 'client went away before the answer was whole');
@@ -36,7 +40,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.destroy();
     return;
   }
-  const { status, body } = describe(err);
+  let { status, body } = describe(err);
+  // Test servers: an error answer off its route's declared schema fails as loudly as a reply would.
+  const declared = res.locals[DECLARED_REPLIES] as DeclaredReplies | undefined;
+  const drift = errorDrift(declared, status, body);
+  if (drift.length > 0) {
+    console.error(`${declared!.route} answered ${status} off its declared schema:\n  ${drift.join('\n  ')}`);
+    ({ status, body } = { status: 500, body: { detail: 'The answer does not match the schema its route declares.', drift } });
+  }
   // The answer's own words say what staff can do; the log keeps the cause beside them.
   if (status === 503) requestLog(req)?.warn({ err }, body.detail as string);
   else if (status >= 500) requestLog(req)?.error({ err }, 'request failed');
@@ -44,7 +55,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // carry another: the client is told to open a new one rather than wait on this one.
   if (req.destroyed) res.setHeader('Connection', 'close');
   res.status(status).json(body);
-};
+}
 
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: MSG.notFound });

@@ -45,7 +45,12 @@ export const timestampParam = z
     }
     return new Date(millis).toISOString();
   })
-  .openapi({ type: 'string', description: 'Unix seconds or ISO datetime; returns records modified at or after it.' });
+  .openapi({
+    type: 'string',
+    pattern: `^\\s*(${UNIX_SECONDS.source.slice(1, -1)}|${ISO_DATETIME.source.slice(1, -1)})\\s*$`,
+    example: '2026-12-01T18:00:00Z',
+    description: 'Unix seconds or an ISO datetime (UTC unless it carries a zone), years 0 to 9999: only records modified at or after it.',
+  });
 
 export const ListQuery = z.object({
   page: z.coerce.number({ error: MSG.invalidPage }).int({ error: MSG.invalidPage }).min(1, { error: MSG.invalidPage }).default(1),
@@ -55,7 +60,9 @@ export const ListQuery = z.object({
     .int({ error: MSG.invalidInteger })
     .min(1, { error: 'Ensure this value is greater than or equal to 1.' })
     .default(DEFAULT_PAGE_SIZE)
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+    // The range answered (zod-to-openapi documents a transform by its input): larger values are taken as the maximum.
+    .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
   timestamp: timestampParam.optional(),
 });
 

@@ -10,7 +10,7 @@ import type { ZodType } from 'zod';
  * Run only when `checkReplies` is on (the test servers), so drift fails the suite; a production
  * server never calls it.
  */
-export function replyDrift(responses: Record<number, string | ResponseConfig>, status: number, body: unknown): string[] {
+export function replyDrift(responses: Record<string, string | ResponseConfig>, status: number, body: unknown): string[] {
   const declared = responses[status];
   if (declared === undefined) return [`status ${status} is not declared`];
   const media = typeof declared === 'string' ? undefined : declared.content?.['application/json'];
@@ -46,4 +46,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function pathText(path: PropertyKey[]): string {
   return path.length === 0 ? '(body)' : path.map(String).join('.');
+}
+
+/** Where route() leaves a request's declared answers (`res.locals`, test servers only) for the error handler to hold its answer to. */
+export const DECLARED_REPLIES = 'doorlistDeclaredReplies';
+
+export interface DeclaredReplies {
+  /** `PUT /events/{event_id}`, for the message. */
+  route: string;
+  responses: Record<string, string | ResponseConfig>;
+}
+
+/**
+ * How an error answer departs from its route's declaration, as replyDrift tells a handler's
+ * answer. A 500 is a fault whatever its body, and is not held to a schema.
+ */
+export function errorDrift(declared: DeclaredReplies | undefined, status: number, body: unknown): string[] {
+  if (declared === undefined || status === 500) return [];
+  return replyDrift(declared.responses, status, body);
 }

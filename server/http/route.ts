@@ -8,13 +8,19 @@ import type { Authenticator, Caller } from './auth';
 import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
-import { DetailResponse, FieldErrorsResponse } from '../schemas/fields';
+import { fieldErrorsOf } from '../schemas/field-errors';
 import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
-import { replyDrift } from './reply-check';
-import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots } from './upload-slots';
+import { DECLARED_REPLIES, replyDrift } from './reply-check';
+import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadPool } from './upload-slots';
+import { watchUploadPace } from './upload-body';
+import { writeError } from './error-handler';
 import type { LanShare } from '../lan';
+import { routeTable } from './methods';
+import { type ApiTag } from './openapi';
+import { documentRoute, PARAM_NOT_FOUND, responseConfigs } from './route-document';
+import type { BadgePrinting } from '../badges/print';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
@@ -35,6 +41,8 @@ export interface RouteDeps {
   logger: Logger;
   /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
   lan: LanShare;
+  /** The badge worker and the bounds on badge requests. */
+  badges: BadgePrinting;
 }
 
 export interface Reply {
@@ -57,12 +65,15 @@ export interface RouteContext<P, Q, B> {
 
 export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodType | undefined, B extends ZodType | undefined> {
   method: 'get' | 'post' | 'put' | 'delete';
-  /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests`. */
+  /** OpenAPI form, relative to /api/v1: `/events/{event_id}/guests` (a trailing slash is the same route). */
   path: string;
-  /** Other spellings the spec gives this route (every path also works with a trailing slash). */
-  documentedAliases?: string[];
+  /** The operation's stable name in the document (and in generated clients): `listGuests`. Never renamed. */
+  operationId: string;
   summary: string;
-  tags: string[];
+  /** What the schemas cannot say (one field winning over another, "exactly one of"); the role needed is added. */
+  description?: string;
+  /** One tag of the document's top-level list (openapi.ts `TAGS`). */
+  tags: [ApiTag];
   /** Public routes skip the Authorization check (only the auth call, first-run set-up and the API document). */
   public?: boolean;
   /** The least role the route needs (scope.ts `Access`); `manager` unless declared. */
@@ -77,22 +88,22 @@ export interface RouteDefinition<P extends ZodType | undefined, Q extends ZodTyp
   jsonOnly?: boolean;
   /** The spec documents some bodies as query parameters: accept both, the body winning. */
   bodyAlsoFromQuery?: boolean;
-  /** Set when the handler reads the raw request itself (file uploads). */
-  rawBody?: { contentType: string; description: string };
+  /**
+   * Set when the handler reads the raw request itself (file uploads): it takes an upload slot
+   * of `pool` (imports unless said) for the caller, and its body is held to the upload pace.
+   */
+  rawBody?: { contentType: string; description: string; pool?: UploadPool };
+  /**
+   * The body as the document shows it, where that is not `body`: one a handler reads itself (sign-in
+   * answers every refusal alike), or one whose field the spec leaves out (SessionUpdate's create-only capacity).
+   */
+  documentedBody?: ZodType;
   responses: Record<number, string | ResponseConfig>;
   /** Returns the reply, or nothing when it wrote the response itself (downloads). */
   handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply | void>;
 }
 
-/** Field errors keyed by the top-level field, as the spec shows them. */
-export function fieldErrorsOf(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = issue.path.length > 0 ? String(issue.path[0]) : 'non_field_errors';
-    (errors[key] ??= []).includes(issue.message) || errors[key].push(issue.message);
-  }
-  return errors;
-}
+export { fieldErrorsOf };
 
 /** Parses client input with a schema; failures become the spec's 400 field errors. */
 export function parseInput<S extends ZodType>(schema: S, value: unknown): z.output<S> {
@@ -100,24 +111,6 @@ export function parseInput<S extends ZodType>(schema: S, value: unknown): z.outp
   if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
   return result.data;
 }
-
-/**
- * The 404 a malformed id in the path answers: the same body as a well-formed id that does not
- * exist, so `/events/abc` and `/events/99999` cannot be told apart.
- */
-const PARAM_NOT_FOUND: Record<string, () => NotFoundError> = {
-  group_id: () => new NotFoundError(MSG.groupNotFound),
-  event_id: () => new NotFoundError(MSG.eventNotFound),
-  key_id: () => new NotFoundError(MSG.apiKeyNotFound),
-  user_id: () => new NotFoundError(MSG.userNotFound),
-  registration_type_id: () => new NotFoundError(MSG.registrationTypeNotFound, 'details'),
-  custom_question_id: () => new NotFoundError(MSG.customQuestionNotFound, 'details'),
-  guest_id: () => new NotFoundError(MSG.guestNotFound, 'details'),
-  session_id: () => new NotFoundError(MSG.sessionNotFound),
-  track_id: () => new NotFoundError(MSG.trackNotFound),
-  promotion_code_id: () => new NotFoundError(MSG.promotionCodeNotFound),
-  checkin_id: () => new NotFoundError(MSG.checkinNotFound),
-};
 
 function paramNotFound(error: z.ZodError): NotFoundError {
   const param = String(error.issues[0]?.path[0] ?? '');
@@ -181,61 +174,8 @@ function toExpressPath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-const ACCESS_NOTES: Record<Access, string> = {
-  door: 'Any role (door or manager).',
-  'own-scan': 'Manager role; the door role for a check-in it made itself.',
-  manager: 'Manager role (an API key or a signed-in user).',
-  'signed-in-manager': 'A signed-in user of the manager role or an administrator; never an API key.',
-  'signed-in-admin': 'A signed-in administrator of this laptop; never an API key.',
-};
-
-function responseConfigs(responses: Record<number, string | ResponseConfig>, isPublic: boolean, access: Access, jsonOnly: boolean, rawBody: boolean) {
-  const out: Record<string, ResponseConfig> = {};
-  for (const [status, value] of Object.entries(responses)) {
-    out[status] = typeof value === 'string' ? { description: value } : value;
-  }
-  if (jsonOnly) out['415'] ??= { description: MSG.jsonOnly, content: { 'application/json': { schema: DetailResponse } } };
-  if (rawBody) out['503'] ??= { description: MSG.uploadsBusy(MAX_CONCURRENT_UPLOADS), content: { 'application/json': { schema: DetailResponse } } };
-  out['400'] ??= { description: 'Invalid input', content: { 'application/json': { schema: FieldErrorsResponse } } };
-  if (!isPublic) {
-    out['401'] ??= { description: MSG.sessionExpired, content: { 'application/json': { schema: DetailResponse } } };
-    const forbidden = access === 'signed-in-manager' ? `${MSG.roleNotAllowed} (an API key: ${MSG.keysCannotManage})` : MSG.roleNotAllowed;
-    if (access !== 'door') out['403'] ??= { description: forbidden, content: { 'application/json': { schema: DetailResponse } } };
-  }
-  return out;
-}
-
-/** Routes that take their body fields from the query string too document them as (optional) query parameters. */
-function bodyFieldsAsQuery(def: { body?: ZodType; bodyAlsoFromQuery?: boolean }) {
-  return def.bodyAlsoFromQuery && def.body instanceof z.ZodObject ? def.body.partial() : undefined;
-}
-
 /** A route's declaration without its handler: what documents it and reads its input. */
 type Declaration = Omit<RouteDefinition<ZodType | undefined, ZodType | undefined, ZodType | undefined>, 'handler'>;
-
-/** The route in the OpenAPI document, under its path and each alias the spec gives it. */
-function documentRoute(registry: OpenAPIRegistry, def: Declaration, access: Access): void {
-  for (const path of [def.path, ...(def.documentedAliases ?? [])]) {
-    registry.registerPath({
-      method: def.method,
-      path,
-      summary: def.summary,
-      description: def.public ? undefined : `Who may call it: ${ACCESS_NOTES[access]}`,
-      tags: def.tags,
-      security: def.public ? [] : [{ Token: [] }],
-      request: {
-        params: def.params as never,
-        query: (def.query ?? bodyFieldsAsQuery(def)) as never,
-        body: def.body
-          ? { content: { 'application/json': { schema: def.body } } }
-          : def.rawBody
-            ? { description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } }
-            : undefined,
-      },
-      responses: responseConfigs(def.responses, def.public ?? false, access, def.jsonOnly ?? false, def.rawBody !== undefined),
-    });
-  }
-}
 
 /** The query and body as the route's schemas read them; a body the parsers refused is answered here. */
 function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; body: unknown } {
@@ -253,19 +193,41 @@ function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; bo
   return { query, body: parseInput(def.body, def.bodyAlsoFromQuery ? { ...req.query, ...raw } : raw) };
 }
 
-/** One of the app's upload slots, or the 503 that tells the client to come back. */
-function takeUploadSlot(uploads: UploadSlots, res: Response): () => void {
-  const release = uploads.take();
-  if (release) return release;
+/** One of the app's upload slots for this caller, or the 429 / 503 that tells the client to come back. */
+function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, res: Response): () => void {
+  const answer = uploads.take(pool, `${caller.kind}:${caller.id}`);
+  if ('release' in answer) return answer.release;
   // The body is not read: the connection closes after the answer instead.
   res.setHeader('Connection', 'close');
   res.setHeader('Retry-After', String(UPLOAD_RETRY_AFTER_S));
-  throw new HttpError(503, { detail: MSG.uploadsBusy(uploads.limit) });
+  if (answer.refused === 'caller') throw new HttpError(429, { detail: MSG.uploadsBusyForCaller(answer.limit) });
+  throw new HttpError(503, { detail: MSG.uploadsBusy(answer.limit) });
+}
+
+/**
+ * An upload's slot, held to the upload pace: a body that stalls or trickles is answered 408 at
+ * once (its connection then closed) and its slot freed, while its handler unwinds on the cut.
+ */
+function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: RouteDeps, caller: Caller, req: Request, res: Response): () => void {
+  const release = takeUploadSlot(uploads, pool, caller, res);
+  const { uploadIdleTimeoutMs: idleMs, uploadMinBytesPerSecond: minBytesPerSecond, uploadGraceMs: graceMs } = deps.config;
+  const stopWatching = watchUploadPace(req, { idleMs, minBytesPerSecond, graceMs }, ({ reason, error }) => {
+    if (res.headersSent) return;
+    release();
+    deps.logger.warn({ reason, method: req.method, path: req.path }, 'upload cut: its body arrived too slowly');
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => req.destroy());
+    writeError(error, req, res);
+  });
+  return () => {
+    stopWatching();
+    release();
+  };
 }
 
 /** Test servers only (config.checkReplies): an answer that drifted from its documentation fails loudly. */
-function refuseDrift(def: Declaration, reply: Reply): void {
-  const drift = replyDrift(def.responses, reply.status, reply.body);
+function refuseDrift(def: Declaration, responses: Record<string, ResponseConfig>, reply: Reply): void {
+  const drift = replyDrift(responses, reply.status, reply.body);
   if (drift.length === 0) return;
   console.error(`${def.method.toUpperCase()} ${def.path} answered off its declared schema:\n  ${drift.join('\n  ')}`);
   throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
@@ -293,9 +255,13 @@ export function resourceRouter(deps: RouteDeps) {
     def: RouteDefinition<P, Q, B>,
   ): void {
     const access = def.access ?? 'manager';
-    documentRoute(deps.registry, def, access);
+    const responses = responseConfigs(def, access);
+    documentRoute(deps.registry, def, access, responses);
+    routeTable(deps).add(def.method, def.path);
 
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+      // The error handler holds an error answer to the same declaration (test servers only).
+      if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses };
       for (let attempt = 1; ; attempt++) {
         try {
           return await answer(req, res);
@@ -318,7 +284,7 @@ export function resourceRouter(deps: RouteDeps) {
       // Role before any input is read: a caller who may not do this learns nothing from its body.
       if (!def.public) await authorize(deps.db, caller, access, params as ScopeParams);
       const { query, body } = parseQueryAndBody(def, req);
-      const release = def.rawBody ? takeUploadSlot(uploads, res) : undefined;
+      const release = def.rawBody ? holdUpload(uploads, def.rawBody.pool ?? 'import', deps, caller, req, res) : undefined;
       let reply: Reply | void;
       try {
         reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);
@@ -326,7 +292,7 @@ export function resourceRouter(deps: RouteDeps) {
         release?.();
       }
       if (!reply) return;
-      if (deps.config.checkReplies) refuseDrift(def, reply);
+      if (deps.config.checkReplies) refuseDrift(def, responses, reply);
       const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       sendReply(res, reply);

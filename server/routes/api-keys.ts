@@ -18,6 +18,7 @@ export function apiKeysRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/groups/{group_id}/api_keys',
+    operationId: 'createApiKey',
     summary: 'Create an API key for a group, with a role (the key is shown only in this answer)',
     tags: ['API keys'],
     access: 'signed-in-manager',
@@ -41,6 +42,7 @@ export function apiKeysRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/groups/{group_id}/api_keys',
+    operationId: 'listApiKeys',
     summary: "List a group's API keys and their roles (never their secrets)",
     tags: ['API keys'],
     access: 'signed-in-manager',
@@ -57,6 +59,7 @@ export function apiKeysRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/groups/{group_id}/api_keys/{key_id}',
+    operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it stops working at once',
     tags: ['API keys'],
     access: 'signed-in-manager',

@@ -7,6 +7,7 @@ import { roleAllows } from '../http/scope';
 import { MSG } from '../../core/messages';
 import { hashHasCurrentCost, hashPassword, hashSecret, newSecret, unmatchableHash, verifyPassword } from '../secrets';
 import { DatabaseLimitStore } from '../http/login-limit';
+import { DetailResponse } from '../schemas/fields';
 
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** Set once a username and password were actually tried: only those failures count as guesses. */
@@ -53,14 +54,22 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/apps/api/auth',
+    operationId: 'signIn',
     summary: 'Exchange a username and password (JSON only) for a token',
     tags: ['Authentication'],
     public: true,
     // So no page the laptop's browser opens can spend its sign-in attempts (a form post never counts).
     jsonOnly: true,
+    documentedBody: AuthRequest,
+    description: 'Every refusal of the credentials (missing, empty, unknown user, wrong password) answers the same empty object `{}`.',
     responses: {
       200: { description: 'A token for the Authorization header', content: { 'application/json': { schema: AuthResponse } } },
       400: 'Missing or wrong credentials (empty object)',
+      429: {
+        description: `${MSG.tooManyLogins} (20 wrong passwords from one address in 15 minutes)`,
+        headers: { 'Retry-After': { description: 'Seconds until the address may try again.', schema: { type: 'integer' } } },
+        content: { 'application/json': { schema: DetailResponse } },
+      },
     },
     handler: async ({ req, res }) => {
       // The spec answers every credential failure with the same empty object.
@@ -79,6 +88,7 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/me',
+    operationId: 'getMe',
     summary: 'Who the token or key is: its kind, role and group, so a screen can hide what the role may not do',
     tags: ['Authentication'],
     access: 'door',
@@ -98,6 +108,7 @@ export function authRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/apps/api/auth/logout',
+    operationId: 'signOut',
     summary: 'Sign out: the token this request carries stops working at once',
     tags: ['Authentication'],
     access: 'door',

@@ -12,10 +12,16 @@ import { badgeSelection } from '../services/badge-selection';
 import { DetailResponse, DetailsResponse, FieldErrorsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { BadgeGuestParams, BadgeLayout, BadgeLayoutUpdate, BadgePrint, BadgePrintListQuery, BadgeQuery, BadgesSelection, type BadgesSelectionInput } from '../schemas/badges';
-import { BADGE_MSG, BADGE_SIZES } from '../../core/badges';
+import { BADGE_MSG, BADGE_SIZES, MAX_BADGES_PER_PDF } from '../../core/badges';
 import { MSG } from '../../core/messages';
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema: schema as never } } });
+// Badges are drawn by one worker, a bounded number at once (server/badges/slots.ts).
+const busyResponses = {
+  422: json(DetailResponse, BADGE_MSG.notDrawn),
+  429: json(DetailResponse, 'Too many badge PDFs at once from this key or user (Retry-After)'),
+  503: json(DetailResponse, 'Badge printing is busy: every slot and queue place taken (Retry-After)'),
+};
 const pdf = { description: 'The badges, one page each, on the event’s label size', content: { 'application/pdf': { schema: { type: 'string' as const, format: 'binary' } } } };
 
 /**
@@ -31,18 +37,20 @@ export function badgesRouter(deps: RouteDeps) {
   async function send(res: Response, caller: Caller, event: EventRow, station: string | null | undefined, first: BadgeGuest[], rest: () => AsyncIterable<BadgeGuest[]>, fileName: string) {
     const by = { station: station ?? null, printedBy: scannerOf(caller), printedByName: await printerName(deps.readDb, caller.kind, caller.id) };
     const size = await eventBadgeSize(deps.readDb, event.id);
-    await sendBadges(res, deps.db, { eventId: event.id, size, title: `${event.name}: badges`, fileName, first, rest, by, onRecorded: () => deps.localWrites.noteWrite(event.id) });
+    const sheet = { eventId: event.id, size, title: `${event.name}: badges`, fileName, caller: `${caller.kind}:${caller.id}`, first, rest, by, onRecorded: () => deps.localWrites.noteWrite(event.id) };
+    await sendBadges(res, deps.db, deps.badges, sheet);
   }
 
   route({
     method: 'get',
     path: '/events/{event_id}/guests/{guest_id}/badge.pdf',
+    operationId: 'getGuestBadge',
     summary: "A guest's badge (PDF), recorded in the print log",
     tags: ['Badges'],
     access: 'door',
     params: BadgeGuestParams,
     query: BadgeQuery,
-    responses: { 200: pdf, 404: json(DetailsResponse, `${MSG.guestNotFound} (or {detail} for an unknown event)`) },
+    responses: { 200: pdf, 404: json(DetailsResponse, `${MSG.guestNotFound} (or {detail} for an unknown event)`), ...busyResponses },
     handler: async ({ params, query, caller, res }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
       const guests = await badgeGuestsByIds(deps.readDb, event.id, [params.guest_id]);
@@ -53,8 +61,9 @@ export function badgesRouter(deps: RouteDeps) {
 
   const batchResponses = {
     200: pdf,
-    400: json(FieldErrorsResponse, 'guest_ids that are not the event’s guests, too many ids, an unknown registration_type, or no selection'),
+    400: json(FieldErrorsResponse, `guest_ids that are not the event’s guests, too many ids, an unknown registration_type, a selection of more than ${MAX_BADGES_PER_PDF} guests without limit, or no selection`),
     404: json(DetailsResponse, `${BADGE_MSG.noGuestToPrint} (or {detail} for an unknown event)`),
+    ...busyResponses,
   };
 
   async function batch(caller: Caller, eventId: number, selection: BadgesSelectionInput, res: Response) {
@@ -67,6 +76,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badges.pdf',
+    operationId: 'printBadges',
     summary: 'Badges of many guests in one PDF: guest_ids, or a registration_type and/or not_printed=true; every print recorded',
     tags: ['Badges'],
     access: 'door',
@@ -79,6 +89,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/badges.pdf',
+    operationId: 'printSelectedBadges',
     summary: 'The same as GET, the selection in a JSON body (a selection too long for a URL)',
     tags: ['Badges'],
     access: 'door',
@@ -91,6 +102,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badge_layout',
+    operationId: 'getBadgeLayout',
     summary: 'The label size badges print on',
     tags: ['Badges'],
     access: 'door',
@@ -105,6 +117,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/badge_layout',
+    operationId: 'updateBadgeLayout',
     summary: 'Choose the label size: 62x100mm (label roll), 4x3in or A6 (the default)',
     tags: ['Badges'],
     params: EventParams,
@@ -120,6 +133,7 @@ export function badgesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/badge_prints',
+    operationId: 'listBadgePrints',
     summary: 'The print log: every badge printed (guest, station, who, when); filter guest_id, timestamp delta',
     tags: ['Badges'],
     access: 'door',

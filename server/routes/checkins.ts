@@ -1,5 +1,5 @@
 import { listCheckins, toCheckin, undoCheckin } from '../../db/repositories/checkins';
-import type { ScanOutcome } from '../../db/repositories/scans';
+import type { ScanOutcome } from '../services/scans';
 import { eventStats } from '../../db/repositories/stats';
 import { readSnapshot } from '../../db/knex';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
@@ -9,7 +9,7 @@ import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
-import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanRefused, StatsQuery } from '../schemas/checkins';
+import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanConflict, ScanNotFound, ScanRefused, StatsQuery } from '../schemas/checkins';
 import { StationHeartbeats } from '../services/station-heartbeats';
 import { supervisorBlock } from '../services/supervisor-stats';
 import { MSG } from '../../core/messages';
@@ -46,6 +46,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/checkins',
+    operationId: 'scanGuest',
     summary: 'Scan a guest in or out at the event door or a session door (exactly once per uid)',
     tags: ['Check-in'],
     access: 'door',
@@ -54,8 +55,8 @@ export function checkinsRouter(deps: RouteDeps) {
     responses: {
       201: json(ScanAccepted, 'checked_in or checked_out'),
       400: json(ScanRefused, 'inactive, not_registered, session_full; or field errors'),
-      404: json(ScanRefused, 'not_found (guest), or {detail} for an unknown event or session'),
-      409: json(ScanRefused, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
+      404: json(ScanNotFound, 'not_found (guest), or {detail} for an unknown event or session'),
+      409: json(ScanConflict, 'already_checked_in (with checked_in_at and checked_in_station), not_checked_in'),
     },
     // Scope, the remembered answer and the decision in one transaction: nothing read before it
     // decides anything. Scans that queue behind the writer share one (server/services/scan-batches.ts).
@@ -78,6 +79,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/checkins',
+    operationId: 'listCheckins',
     summary: 'List the scans that stand; undone ones (with undone_at) too with include_undone=true or in a timestamp delta',
     tags: ['Check-in'],
     access: 'door',
@@ -96,6 +98,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/checkins/{checkin_id}',
+    operationId: 'undoCheckin',
     summary: "Undo a mistaken scan; the guest's state follows the scans that remain",
     tags: ['Check-in'],
     access: 'own-scan',
@@ -114,6 +117,7 @@ export function checkinsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/stats',
+    operationId: 'getEventStats',
     summary:
       "Door numbers: totals, checked in, per registration type, session and station, arrivals per 5 minutes (never stale); a door station's heartbeat (station, queued); the supervisor view's figures (supervisor=true)",
     tags: ['Check-in'],
@@ -125,7 +129,7 @@ export function checkinsRouter(deps: RouteDeps) {
     // every answered write, and no scan waits for it.
     handler: async ({ params, query, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0);
+      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0, scannerOf(caller), query.previous_station);
       const body = await readSnapshot(deps.readDb, async (trx) => {
         const door = await eventStats(trx, event.id);
         return query.supervisor ? { ...door, supervisor: await supervisorBlock(trx, event.id, door, heartbeats) } : door;

@@ -20,6 +20,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/custom_questions',
+    operationId: 'createCustomQuestion',
     summary: 'Create a custom question (radio, drop_down and checkbox need choices)',
     tags: ['Custom questions'],
     params: EventParams,
@@ -45,6 +46,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/custom_questions',
+    operationId: 'listCustomQuestions',
     summary: "List an event's custom questions",
     tags: ['Custom questions'],
     access: 'door',
@@ -64,6 +66,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/custom_questions/{custom_question_id}',
+    operationId: 'getCustomQuestion',
     summary: 'One custom question',
     tags: ['Custom questions'],
     access: 'door',
@@ -83,6 +86,7 @@ export function customQuestionsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/custom_questions/{custom_question_id}',
+    operationId: 'updateCustomQuestion',
     summary: "Change a custom question's text, status, or whether the door sees its answers",
     tags: ['Custom questions'],
     params: CustomQuestionParams,

@@ -5,10 +5,11 @@ import type { Request } from 'express';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { HttpError, ValidationError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
-import { DetailResponse } from '../schemas/fields';
+import { DetailResponse, DetailsResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileExportQuery, EventFileImportQuery, EventFileImportResult } from '../schemas/event-files';
 import { MSG } from '../../core/messages';
+import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, eventFileName, exportEventToPath, importEventFile, tempEventFile } from '../event-file';
 
 /** An event file of 100k guests is tens of megabytes; this leaves room for far larger ones. */
@@ -36,6 +37,7 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/export',
+    operationId: 'exportEventFile',
     summary: 'Download the event and everything under it as one event file (gzip NDJSON, checksummed); with since, only what changed',
     tags: ['Event files'],
     access: 'door',
@@ -68,6 +70,7 @@ export function eventFilesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/import',
+    operationId: 'importEventFile',
     summary: 'Import an event file: a new event is created whole, an existing one (same uid) is merged',
     tags: ['Event files'],
     access: 'door',
@@ -76,11 +79,14 @@ export function eventFilesRouter(deps: RouteDeps) {
     responses: {
       200: { description: 'Merged into the existing event', content: { 'application/json': { schema: EventFileImportResult } } },
       201: { description: 'A new event was created', content: { 'application/json': { schema: EventFileImportResult } } },
+      400: { description: `Field errors, {detail} for a file that is not an event file, or {"details": "${MSG.groupNotFound}"} for a group the caller cannot use`, content: { 'application/json': { schema: DetailsResponse } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
       413: { description: MSG.bodyTooLarge, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ query, caller, req }) => {
+    handler: async ({ query, caller, req, res }) => {
       if (req.is(PARSED_TYPES)) throw new ValidationError({ detail: MSG.eventFileContentType });
+      // Not gzip is not an event file: refused before a byte of it reaches the disk.
+      await expectLeadingBytes(req, res, GZIP_MAGIC, MSG.eventFileForeign);
       const file = tempEventFile();
       try {
         await spoolBody(req, file, EVENT_FILE_MAX_BYTES);

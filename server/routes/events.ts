@@ -5,7 +5,7 @@ import { resourceRouter, type RouteDeps } from '../http/route';
 import { ValidationError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { scopedEvent, scopedGroup } from '../http/scope';
-import { DetailResponse, IdResponse } from '../schemas/fields';
+import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
 
@@ -15,6 +15,9 @@ import { MSG } from '../../core/messages';
  * Over 80 lines only as a table: one `route()` declaration per endpoint (schemas, answers, a
  * handler of a few lines), kept together so the resource's routes read in one place.
  */
+// The spec's own shape for a group_id the caller cannot use, beside field errors.
+const groupNotFound = { description: `Field errors, or {"details": "${MSG.groupNotFound}"} for a group_id the caller cannot use`, content: { 'application/json': { schema: DetailsResponse } } };
+
 export function eventsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -27,10 +30,11 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events',
+    operationId: 'createEvent',
     summary: 'Create an event',
     tags: ['Events'],
     body: EventCreate,
-    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } } },
+    responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound },
     handler: async ({ body, caller }) => {
       await requireOwnGroup(caller, body.group_id);
       const id = await insertEvent(deps.db, body);
@@ -41,11 +45,12 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}',
+    operationId: 'updateEvent',
     summary: 'Update an event (every field optional)',
     tags: ['Events'],
     params: EventParams,
     body: EventUpdate,
-    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
+    responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound, 404: MSG.eventNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       if (body.group_id !== undefined) await requireOwnGroup(caller, body.group_id);
@@ -58,6 +63,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events',
+    operationId: 'listEvents',
     summary: 'List events (group_id narrows to one group)',
     tags: ['Events'],
     access: 'door',
@@ -72,6 +78,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}',
+    operationId: 'getEvent',
     summary: 'One event',
     tags: ['Events'],
     access: 'door',
@@ -83,6 +90,7 @@ export function eventsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/duplicate_event',
+    operationId: 'duplicateEvent',
     summary: "Copy an event's configuration (never its guests or check-ins) quantity times",
     tags: ['Events'],
     params: EventParams,

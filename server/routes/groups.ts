@@ -28,6 +28,7 @@ export function groupsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/groups',
+    operationId: 'createGroup',
     summary: 'Create a group (fields as query parameters or a JSON body)',
     tags: ['Groups'],
     body: GroupCreate,
@@ -52,6 +53,7 @@ export function groupsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/groups/{group_id}',
+    operationId: 'updateGroup',
     summary: 'Update a group',
     tags: ['Groups'],
     access: 'signed-in-manager',
@@ -75,6 +77,7 @@ export function groupsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/groups',
+    operationId: 'listGroups',
     summary: 'List groups (parent_id lists the sub-groups of a group)',
     tags: ['Groups'],
     access: 'door',
@@ -89,6 +92,7 @@ export function groupsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/groups/{group_id}',
+    operationId: 'getGroup',
     summary: 'One group',
     tags: ['Groups'],
     access: 'door',

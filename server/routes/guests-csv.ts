@@ -21,6 +21,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/guests.csv',
+    operationId: 'exportGuestsCsv',
     summary: 'Every guest as CSV: guest fields, check-in state and one column per custom question',
     tags: ['Guests'],
     access: 'door',
@@ -47,6 +48,7 @@ export function guestsCsvRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/guests.csv',
+    operationId: 'importGuestsCsv',
     summary: 'Add guests from CSV (header row names the columns); all rows or none',
     tags: ['Guests'],
     params: EventParams,

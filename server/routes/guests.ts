@@ -52,6 +52,7 @@ export function guestsRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/guests',
+    operationId: 'createGuest',
     summary: 'Add a guest (barcode generated when omitted), with answers to custom questions',
     tags: ['Guests'],
     access: 'door',
@@ -80,6 +81,7 @@ export function guestsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/guests',
+    operationId: 'listGuests',
     summary: 'The guest list: paged, `timestamp` delta, only_checkins, search (name, e-mail, company, barcode, NFC tag); the console sorts (ordering) and filters (checked_in, registration_type, attention, station)',
     tags: ['Guests'],
     access: 'door',
@@ -125,6 +127,7 @@ export function guestsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/guests/{guest_id}',
+    operationId: 'getGuest',
     summary: 'One guest with answers and door state',
     tags: ['Guests'],
     access: 'door',
@@ -145,6 +148,7 @@ export function guestsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/guests/{guest_id}',
+    operationId: 'updateGuest',
     summary: 'Update a guest (every field optional; answers sent replace those questions\' answers)',
     tags: ['Guests'],
     params: GuestParams,

@@ -8,6 +8,7 @@ export function lanRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/lan',
+    operationId: 'getLanSharing',
     summary: 'Sharing on the LAN: HTTPS addresses, where to get the authority, and its fingerprint',
     tags: ['LAN'],
     access: 'door',

@@ -50,6 +50,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/promotion_codes',
+    operationId: 'createPromotionCode',
     summary: 'Create a promotion code (unique within the event)',
     tags: ['Promotion codes'],
     params: EventParams,
@@ -67,6 +68,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/promotion_codes',
+    operationId: 'listPromotionCodes',
     summary: "List an event's promotion codes",
     tags: ['Promotion codes'],
     params: EventParams,
@@ -82,6 +84,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    operationId: 'getPromotionCode',
     summary: 'One promotion code',
     tags: ['Promotion codes'],
     params: PromotionCodeParams,
@@ -95,6 +98,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    operationId: 'updatePromotionCode',
     summary: 'Update a promotion code (every field optional; registration_types replaces the list)',
     tags: ['Promotion codes'],
     params: PromotionCodeParams,
@@ -120,6 +124,7 @@ export function promotionCodesRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/promotion_codes/{promotion_code_id}',
+    operationId: 'deletePromotionCode',
     summary: 'Delete a promotion code',
     tags: ['Promotion codes'],
     params: PromotionCodeParams,

@@ -14,6 +14,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/registration_types',
+    operationId: 'createRegistrationType',
     summary: 'Create a registration type (ticket or donation)',
     tags: ['Registration types'],
     params: EventParams,
@@ -47,7 +48,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/registration_types',
-    documentedAliases: ['/events/{event_id}/registration_types/'],
+    operationId: 'listRegistrationTypes',
     summary: "List an event's registration types",
     tags: ['Registration types'],
     access: 'door',
@@ -67,6 +68,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/registration_types/{registration_type_id}',
+    operationId: 'getRegistrationType',
     summary: 'One registration type',
     tags: ['Registration types'],
     access: 'door',
@@ -86,6 +88,7 @@ export function registrationTypesRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/registration_types/{registration_type_id}',
+    operationId: 'updateRegistrationType',
     summary: "Change a registration type: any of create's fields, the others stay (attention: the door stops for all its guests)",
     tags: ['Registration types'],
     params: RegistrationTypeParams,

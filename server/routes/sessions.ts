@@ -1,7 +1,6 @@
 import {
   deleteSession,
   findSession,
-  insertSession,
   listSessionRegistrations,
   listSessions,
   REGISTRATION_OUTCOME,
@@ -9,14 +8,11 @@ import {
   toSession,
   toSessionRegistration,
   unregisterGuestFromSession,
-  updateSession,
 } from '../../db/repositories/sessions';
 import { findGuest } from '../../db/repositories/guests';
 import { withRetries } from '../../db/errors';
-import { findTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
-import type { Trx } from '../../db/knex';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { NotFoundError, ValidationError } from '../http/errors';
@@ -35,9 +31,11 @@ import {
   SessionRegistrationParams,
   SessionRegistrationResult,
   SessionUpdate,
+  SessionUpdateDocumented,
 } from '../schemas/sessions';
 import { MSG } from '../../core/messages';
 import { writeTransaction } from '../../db/write-transaction';
+import { changeSession, createSession } from '../services/session-writes';
 
 const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);
@@ -57,15 +55,10 @@ export function sessionsRouter(deps: RouteDeps) {
     return session;
   }
 
-  /** Checked inside the write's transaction, so the track cannot vanish in between. */
-  async function requireEventTrack(trx: Trx, event: EventRow, trackId: number | null | undefined) {
-    if (trackId == null) return;
-    if (!(await findTrack(trx, event.id, trackId))) throw ValidationError.field('track_id', MSG.invalidTrackId);
-  }
-
   route({
     method: 'post',
     path: '/events/{event_id}/sessions',
+    operationId: 'createSession',
     summary: 'Create a session (answers 200, as the spec says)',
     tags: ['Sessions'],
     params: EventParams,
@@ -73,18 +66,14 @@ export function sessionsRouter(deps: RouteDeps) {
     responses: { 200: json(IdResponse, 'Created'), 404: MSG.eventNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const { tags, ...fields } = body;
-      const id = await writeTransaction(deps.db, async (trx) => {
-        await requireEventTrack(trx, event, fields.track_id);
-        return insertSession(trx, event.id, fields, tags);
-      });
-      return { status: 200, body: { id } };
+      return { status: 200, body: { id: await createSession(deps.db, event, body) } };
     },
   });
 
   route({
     method: 'get',
     path: '/events/{event_id}/sessions',
+    operationId: 'listSessions',
     summary: "List an event's sessions (track_id narrows to one track)",
     tags: ['Sessions'],
     access: 'door',
@@ -101,6 +90,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'getSession',
     summary: 'One session, with the number of registered guests',
     tags: ['Sessions'],
     access: 'door',
@@ -115,28 +105,24 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'updateSession',
     summary: 'Update a session (every field optional; capacity is set on create only)',
     tags: ['Sessions'],
     params: SessionParams,
     body: SessionUpdate,
+    documentedBody: SessionUpdateDocumented,
     responses: { 200: json(IdResponse, 'Updated'), 404: sessionNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const session = await requireSession(event, params.session_id);
-      const { tags, capacity, ...fields } = body;
-      if (capacity !== undefined && capacity !== session.capacity) throw ValidationError.field('capacity', MSG.capacityCreateOnly);
-      if ((fields.starts ?? session.starts) > (fields.ends ?? session.ends)) throw ValidationError.field('starts', MSG.sessionDatesOrder);
-      await writeTransaction(deps.db, async (trx) => {
-        await requireEventTrack(trx, event, fields.track_id);
-        await updateSession(trx, session.id, fields, tags);
-      });
-      return { status: 200, body: { id: session.id } };
+      await changeSession(deps.db, event, params.session_id, body);
+      return { status: 200, body: { id: params.session_id } };
     },
   });
 
   route({
     method: 'delete',
     path: '/events/{event_id}/sessions/{session_id}',
+    operationId: 'deleteSession',
     summary: 'Delete a session with its tags, registrations and session check-ins',
     tags: ['Sessions'],
     params: SessionParams,
@@ -151,6 +137,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/{session_id}/registrations',
+    operationId: 'listSessionRegistrations',
     summary: 'The guests registered for a session (timestamp gives new registrations only)',
     tags: ['Sessions'],
     access: 'door',
@@ -168,6 +155,7 @@ export function sessionsRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/guests/{guest_id}/registration/session/{session_id}',
+    operationId: 'registerGuestInSession',
     summary: 'Register a guest into a session (attend=false removes the registration)',
     tags: ['Sessions'],
     params: SessionRegistrationParams,

@@ -41,6 +41,7 @@ export function setupRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/setup',
+    operationId: 'getSetupState',
     summary: 'Whether Doorlist still needs its first administrator',
     tags: ['First run'],
     public: true,
@@ -51,6 +52,7 @@ export function setupRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/setup',
+    operationId: 'createFirstAdministrator',
     summary: 'Create the first administrator (only from the laptop itself, only while no user exists)',
     tags: ['First run'],
     public: true,

@@ -6,14 +6,15 @@ import { scopedEvent } from '../http/scope';
 import { DetailResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { EventFileImportResult } from '../schemas/event-files';
-import { SyncChangesQuery, SyncCreate, SyncCreated, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
-import { envelopeSchema } from '../http/pagination';
+import { SyncChangesQuery, SyncConflict, SyncCreate, SyncCreated, SyncDoubleAdmission, SyncFindingsQuery, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
+import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
 import { MSG } from '../../core/messages';
+import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { nowIso } from '../../core/time';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
-import { followEvent, previewUpstream, syncOf, syncStatus } from '../sync';
+import { followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
@@ -30,6 +31,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/sync',
+    operationId: 'followEvent',
     summary: "Follow an upstream Doorlist's event: pulled whole now (same uids), then kept in step both ways",
     tags: ['Sync'],
     // This laptop reaches out to the address given: only its own signed-in administrator may point it anywhere.
@@ -40,7 +42,7 @@ export function syncRouter(deps: RouteDeps) {
       409: { description: MSG.syncAlreadyFollowed, content: { 'application/json': { schema: DetailResponse } } },
     },
     handler: async ({ body }) => {
-      const created = await followEvent(deps.db, body);
+      const created = await followEvent(deps.db, body, syncTiming(deps.config));
       return { status: 201, body: created };
     },
   });
@@ -48,17 +50,19 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/sync/preview',
+    operationId: 'previewFollow',
     summary: "What following an upstream would offer: its certificate's fingerprint and the events the key sees there. Nothing is stored",
     tags: ['Sync'],
     access: 'signed-in-admin',
     body: SyncPreviewRequest,
     responses: { 200: { description: "The upstream's fingerprint and events", content: { 'application/json': { schema: SyncPreview } } } },
-    handler: async ({ body }) => ({ status: 200, body: await previewUpstream(body) }),
+    handler: async ({ body }) => ({ status: 200, body: await previewUpstream(body, syncTiming(deps.config)) }),
   });
 
   route({
     method: 'get',
     path: '/sync',
+    operationId: 'listFollowedEvents',
     summary: 'What this laptop follows, with each sync state (never the upstream key)',
     tags: ['Sync'],
     access: 'door',
@@ -72,6 +76,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync',
+    operationId: 'getEventSync',
     summary: "The event's sync: state, last push and pull, pending changes, double admissions, conflicts; door roles read it too (the door screen's sync chip)",
     tags: ['Sync'],
     access: 'door',
@@ -85,8 +90,43 @@ export function syncRouter(deps: RouteDeps) {
   });
 
   route({
+    method: 'get',
+    path: '/events/{event_id}/sync/double_admissions',
+    operationId: 'listSyncDoubleAdmissions',
+    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    query: SyncFindingsQuery,
+    responses: { 200: { description: 'Double admissions', content: { 'application/json': { schema: envelopeSchema(SyncDoubleAdmission, 'SyncDoubleAdmissionList') } } }, 404: MSG.syncNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
+      const { count, results } = await syncDoubleAdmissions(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, results) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/conflicts',
+    operationId: 'listSyncConflicts',
+    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    query: SyncFindingsQuery,
+    responses: { 200: { description: 'Conflicts', content: { 'application/json': { schema: envelopeSchema(SyncConflict, 'SyncConflictList') } } }, 404: MSG.syncNotFound },
+    handler: async ({ params, query, caller, req }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
+      const { count, results } = await syncConflicts(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      return { status: 200, body: envelope(req, query, count, results) };
+    },
+  });
+
+  route({
     method: 'delete',
     path: '/events/{event_id}/sync',
+    operationId: 'unfollowEvent',
     summary: 'Stop following the upstream; the event and everything in it stay here',
     tags: ['Sync'],
     access: 'signed-in-admin',
@@ -105,6 +145,7 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sync/changes',
+    operationId: 'listSyncChanges',
     summary: "For a follower: the event's changes since its cursor as an event file (whole without one), and the next cursor",
     tags: ['Sync'],
     access: 'door',
@@ -138,20 +179,22 @@ export function syncRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/sync/changes',
+    operationId: 'pushSyncChanges',
     summary: "For a follower: merge its changes (an event file of this event) by uid; a replay changes nothing",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
-    rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file" },
+    rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file", pool: 'sync' },
     responses: {
       200: { description: 'Merged', content: { 'application/json': { schema: EventFileImportResult } } },
       404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
     },
-    handler: async ({ params, caller, req }) => {
+    handler: async ({ params, caller, req, res }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
       if (req.is(['application/json', 'application/*+json', 'application/x-www-form-urlencoded', 'text/*'])) {
         throw new ValidationError({ detail: MSG.eventFileContentType });
       }
+      await expectLeadingBytes(req, res, GZIP_MAGIC, MSG.eventFileForeign);
       const file = tempEventFile();
       try {
         await spoolBody(req, file, EVENT_FILE_MAX_BYTES);

@@ -31,6 +31,7 @@ export function tracksRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/events/{event_id}/sessions/tracks',
+    operationId: 'createTrack',
     summary: 'Create a session track (answers 200, as the spec says)',
     tags: ['Session tracks'],
     params: EventParams,
@@ -46,6 +47,7 @@ export function tracksRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/tracks',
+    operationId: 'listTracks',
     summary: "List an event's session tracks",
     tags: ['Session tracks'],
     access: 'door',
@@ -62,6 +64,7 @@ export function tracksRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/events/{event_id}/sessions/tracks/{track_id}',
+    operationId: 'getTrack',
     summary: 'One session track',
     tags: ['Session tracks'],
     access: 'door',
@@ -76,6 +79,7 @@ export function tracksRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/events/{event_id}/sessions/tracks/{track_id}',
+    operationId: 'updateTrack',
     summary: 'Update a session track (every field optional)',
     tags: ['Session tracks'],
     params: TrackParams,
@@ -93,6 +97,7 @@ export function tracksRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/events/{event_id}/sessions/tracks/{track_id}',
+    operationId: 'deleteTrack',
     summary: 'Delete a session track; its sessions stay, without a track',
     tags: ['Session tracks'],
     params: TrackParams,

@@ -20,6 +20,7 @@ export function usersRouter(deps: RouteDeps) {
   route({
     method: 'post',
     path: '/groups/{group_id}/users',
+    operationId: 'createUser',
     summary: 'Create a user of the group with a role (manager or door)',
     tags: ['Users'],
     access: 'signed-in-manager',
@@ -37,6 +38,7 @@ export function usersRouter(deps: RouteDeps) {
   route({
     method: 'get',
     path: '/groups/{group_id}/users',
+    operationId: 'listUsers',
     summary: "List the group's users and their roles (never a password)",
     tags: ['Users'],
     access: 'signed-in-manager',
@@ -53,6 +55,7 @@ export function usersRouter(deps: RouteDeps) {
   route({
     method: 'put',
     path: '/groups/{group_id}/users/{user_id}',
+    operationId: 'updateUser',
     summary: "Change a user's password or role; a new password ends the user's other sessions",
     tags: ['Users'],
     access: 'signed-in-manager',
@@ -75,6 +78,7 @@ export function usersRouter(deps: RouteDeps) {
   route({
     method: 'delete',
     path: '/groups/{group_id}/users/{user_id}',
+    operationId: 'deleteUser',
     summary: "Delete a user; the user's tokens stop working at once",
     tags: ['Users'],
     access: 'signed-in-manager',

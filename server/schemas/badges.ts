@@ -3,7 +3,7 @@ import { boolean, choice, integer, optionalText, pathId } from './fields';
 import { EventParams } from './events';
 import { ListQuery } from '../http/pagination';
 import { MSG } from '../../core/messages';
-import { BADGE_MSG, BADGE_SIZES, MAX_BADGE_IDS } from '../../core/badges';
+import { BADGE_MSG, BADGE_SIZES, MAX_BADGE_IDS, MAX_BADGES_PER_PDF } from '../../core/badges';
 
 export const BadgeLayoutUpdate = z.object({ size: choice(BADGE_SIZES, BADGE_MSG.invalidSize) }).openapi('BadgeLayoutUpdate');
 
@@ -43,13 +43,18 @@ const guestIds = z
 
 /**
  * Which guests a sheet of badges is for: `guest_ids`, or every active guest of a
- * `registration_type` and/or everyone with no badge printed yet (`not_printed=true`).
+ * `registration_type` and/or everyone with no badge printed yet (`not_printed=true`); `limit`
+ * takes the first of them (a PDF holds at most MAX_BADGES_PER_PDF).
  */
 export const BadgesSelection = z
   .object({
     guest_ids: guestIds.optional(),
     registration_type: integer().optional(),
     not_printed: boolean().optional(),
+    limit: integer()
+      .refine((n) => n >= 1 && n <= MAX_BADGES_PER_PDF, { error: BADGE_MSG.invalidLimit })
+      .optional()
+      .openapi({ description: `At most this many of the selection (by id; 1 to ${MAX_BADGES_PER_PDF}): a larger selection is printed a part at a time.` }),
     station,
   })
   .superRefine((q, ctx) => {

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, choice, codeText, datetime, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, stationName } from './fields';
+import { boolean, choice, codeText, integer, nonNegativeInteger, numberAsDigits, optionalText, pathId, scanTime, scanUid, stationName } from './fields';
 import { MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 import { CHECKIN_DIRECTIONS, SCAN_STATUS } from '../../core/scan';
@@ -27,21 +27,18 @@ export const CheckinCreate = z
     session_id: integer().nullish(),
     direction: choice(CHECKIN_DIRECTIONS, MSG.invalidDirection).default('in'),
     // The client's scan id: a replay of the same uid gets the first answer again.
-    uid: z
-      .string({ error: MSG.invalidString })
-      .trim()
-      .min(1, { error: MSG.blank })
-      .max(64, { error: 'Ensure this field has no more than 64 characters.' })
-      .optional(),
+    uid: scanUid().optional(),
     // When the scan happened (UTC), kept as sent so an offline station's queue keeps its times.
-    scanned_at: datetime().optional(),
+    scanned_at: scanTime().optional(),
     station: optionalText(128),
   })
   .superRefine((scan, ctx) => {
     const targets = [scan.barcode, scan.nfc_tag, scan.guest_id].filter((v) => v !== undefined).length;
     if (targets !== 1) ctx.addIssue({ code: 'custom', path: [], message: MSG.oneScanTarget });
   })
-  .openapi('CheckinCreate');
+  .openapi('CheckinCreate', {
+    description: 'Exactly one of `barcode`, `nfc_tag` or `guest_id` names the guest (else 400 `non_field_errors`). A repeated `uid` is answered as it was the first time and records nothing.',
+  });
 
 export type CheckinCreateInput = z.output<typeof CheckinCreate>;
 
@@ -52,7 +49,7 @@ export const CheckinListQuery = ListQuery.extend({
   guest_id: integer().optional(),
   session_id: integer().optional(),
   // Undone scans are listed only when asked for (or in a timestamp delta).
-  include_undone: boolean().optional(),
+  include_undone: boolean().optional().openapi({ description: 'true: undone scans too (a timestamp delta always has them).' }),
 });
 
 /** Who is standing at the door: enough for the screen to greet or refuse them. */
@@ -89,15 +86,31 @@ export const ScanAccepted = z
   })
   .openapi('ScanAccepted');
 
+// The scan's refusals, one schema per HTTP status (`details` is the spec's wording of `status`).
 export const ScanRefused = z
   .object({
     details: z.string(),
-    status: z.string(),
-    checked_in_at: z.string().optional(),
-    checked_in_station: z.string().nullable().optional(),
-    guest: ScanGuest.optional(),
+    status: z.enum([SCAN_STATUS.inactive, SCAN_STATUS.sessionFull, SCAN_STATUS.notRegistered]),
+    guest: ScanGuest,
   })
-  .openapi('ScanRefused');
+  .openapi('ScanRefused', { description: 'A 400 refusal: the guest is inactive, the session full, or the guest not registered for it.' });
+
+export const ScanNotFound = z
+  .object({ details: z.string(), status: z.literal(SCAN_STATUS.notFound) })
+  .openapi('ScanNotFound', { description: 'A 404 refusal: no guest of the event has this barcode, NFC tag or id.' });
+
+export const ScanConflict = z
+  .discriminatedUnion('status', [
+    z.object({
+      details: z.string(),
+      status: z.literal(SCAN_STATUS.alreadyCheckedIn),
+      checked_in_at: z.string().nullable(),
+      checked_in_station: z.string().nullable(),
+      guest: ScanGuest,
+    }),
+    z.object({ details: z.string(), status: z.literal(SCAN_STATUS.notCheckedIn), guest: ScanGuest }),
+  ])
+  .openapi('ScanConflict', { description: 'A 409 refusal: already in (when and where), or scanned out while not in.' });
 
 export const Checkin = z
   .object({
@@ -127,8 +140,9 @@ export const SupervisorStats = z
       .array(
         z.object({
           station: z.string().nullable(),
-          health: z.enum(['online', 'offline', 'queued']).openapi({
-            description: 'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither',
+          health: z.enum(['online', 'offline', 'queued', 'left']).openapi({
+            description:
+              'online: heard (heartbeat or scan) within 15 s; queued: heard within 15 s and reporting scans it has not handed over; offline: neither, its heartbeats stopped less than 10 minutes ago; left: its heartbeats stopped longer ago, or it was never heard by heartbeat (known from its scans only): not a door that is open',
           }),
           last_scan_at: z.string().nullable().openapi({ description: 'When its latest scan happened (UTC; undone scans too)' }),
           last_seen_at: z.string().nullable().openapi({ description: 'Its latest heartbeat or scan, whichever is later (UTC)' }),
@@ -136,7 +150,7 @@ export const SupervisorStats = z
           scans_recent: z.number().int().openapi({ description: 'Its standing scans of the last recent_minutes' }),
         }),
       )
-      .openapi({ description: 'Every station that scanned or sent a heartbeat, offline ones first, then by name' }),
+      .openapi({ description: "Every station that scanned or sent a heartbeat (a renamed one's scans under its new name), offline ones first, those that left last, then by name" }),
     latest: z
       .array(
         z.object({
@@ -192,5 +206,8 @@ export const StatsQuery = z.object({
   station: stationName()
     .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
   queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
+  previous_station: stationName().openapi({
+    description: "The polling station's name until now (renamed in its settings): the old name's history shows under the new one. Taken only from the caller that beat under the old name",
+  }),
   supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),
 });

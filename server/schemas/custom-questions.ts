@@ -4,7 +4,10 @@ import { CUSTOM_QUESTION_TYPES, MSG } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 
 /** A path id of a child record; anything else becomes 0, which matches no record. */
-const recordId = z.string().transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0));
+const recordId = z
+  .string()
+  .transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0))
+  .openapi({ type: 'integer', minimum: 1, maximum: 999999999 });
 
 /** Question types whose answer is one or more of the question's choices. */
 export const CHOICE_TYPES: readonly string[] = ['radio', 'drop_down', 'checkbox'];
@@ -13,7 +16,7 @@ export const QUESTION_OBJSTATUS = { active: 1, inactive: 2, deleted: 3 } as cons
 
 const objstatus = integer().pipe(
   z.number().refine((v) => v === 1 || v === 2 || v === 3, { error: MSG.invalidQuestionObjstatus }),
-);
+).openapi({ enum: [1, 2, 3], description: '1: active, 2: inactive, 3: deleted.' });
 
 const Choice = z.object({ answer: requiredText(1000) }, { error: MSG.choiceAnswerRequired });
 

@@ -39,6 +39,7 @@ export const DuplicateEventBody = z
   .object({
     quantity: integer()
       .pipe(z.number().min(1, { error: 'Ensure this value is greater than or equal to 1.' }).max(MAX_DUPLICATES, { error: `Ensure this value is less than or equal to ${MAX_DUPLICATES}.` }))
+      .openapi({ minimum: 1, maximum: MAX_DUPLICATES, description: 'How many copies (1 to 50).' })
       .default(1),
     name: requiredText(255).optional(),
   })

@@ -45,6 +45,9 @@ export function codeText(messages: { empty: string; invalid?: (issue: { input?: 
     .refine(hasNoNul, { error: MSG.nullCharacter });
 }
 
+/** What the document says of a non-blank string: a character that is not whitespace (it is trimmed before its length is counted). */
+const NOT_BLANK = '\\S';
+
 /** A required, non-blank string (surrounding whitespace trimmed). */
 export function requiredText(max = 255) {
   return z
@@ -53,7 +56,8 @@ export function requiredText(max = 255) {
     .trim()
     .min(1, { error: MSG.blank })
     .max(max, { error: `Ensure this field has no more than ${max} characters.` })
-    .refine(hasNoNul, { error: MSG.nullCharacter });
+    .refine(hasNoNul, { error: MSG.nullCharacter })
+    .openapi({ pattern: NOT_BLANK });
 }
 
 /** A required string that may be blank (the spec's last_name, email, description). */
@@ -104,7 +108,8 @@ export function optionalEmail() {
     .trim()
     .refine((v) => v === '' || isEmailAddress(v), { error: MSG.invalidEmail })
     .nullish()
-    .transform((v) => (v === '' ? null : v));
+    .transform((v) => (v === '' ? null : v))
+    .openapi({ format: 'email', description: 'An e-mail address (an internationalised domain is taken); "" or null leaves it unset.' });
 }
 
 const INTEGER_STRING = /^-?\d{1,15}$/;
@@ -122,7 +127,10 @@ export function integer() {
 }
 
 export function nonNegativeInteger() {
-  return integer().pipe(z.number().min(0, { error: 'Ensure this value is greater than or equal to 0.' }));
+  // zod-to-openapi documents a pipe by its input: the range it answers is said here.
+  return integer()
+    .pipe(z.number().min(0, { error: 'Ensure this value is greater than or equal to 0.' }))
+    .openapi({ minimum: 0 });
 }
 
 export function number() {
@@ -143,14 +151,51 @@ export function boolean() {
   );
 }
 
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
+const DATE_AND_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
 
-function isRealDatetime(value: string): boolean {
-  const m = DATETIME.exec(value);
+/** Whether the `YYYY-MM-DD[Thh:mm[:ss]]` a value starts with exists: 30 February and 24:00 do not. */
+export function isRealDateAndTime(value: string): boolean {
+  const m = DATE_AND_TIME.exec(value);
   if (!m) return false;
-  const [, y, mo, d, h, mi, s] = m.map(Number);
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s || 0));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && (s || 0) < 60;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
+}
+
+const isRealDatetime = (value: string) => DATETIME.test(value) && isRealDateAndTime(value);
+
+/** The earliest a scan may have happened, and how far past the server's clock (a door's clock runs fast). */
+export const SCAN_TIME_EARLIEST = '2000-01-01T00:00:00';
+export const SCAN_TIME_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a scan's time (UTC, `YYYY-MM-DDThh:mm:ss`, a zone allowed) is one a door could have seen. */
+export function isPlausibleScanTime(value: string, nowMs = Date.now()): boolean {
+  const ms = Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+  return ms >= Date.parse(`${SCAN_TIME_EARLIEST}Z`) && ms <= nowMs + SCAN_TIME_AHEAD_MS;
+}
+
+/** When a scan happened (UTC): the spec's Datetime, from 2000 to a day past the server's clock. */
+export function scanTime() {
+  return datetime().refine((value) => isPlausibleScanTime(value), { error: MSG.scanTimeOutOfRange });
+}
+
+/**
+ * A client's scan id: 1 to 64 characters of printable ASCII, no spaces or control characters
+ * (a door screen sends a UUID). A replay of the same uid gets the first answer again.
+ */
+export function scanUid() {
+  return z
+    .string({ error: MSG.invalidString })
+    .trim()
+    .min(1, { error: MSG.blank, abort: true })
+    .max(64, { error: 'Ensure this field has no more than 64 characters.', abort: true })
+    .regex(/^[\x21-\x7e]+$/, { error: MSG.scanUidInvalid });
+}
+
+/** A record's uid as Doorlist makes them: a UUID in its canonical text form. */
+export function uuid() {
+  return z.string({ error: MSG.invalidString }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: MSG.uuidInvalid });
 }
 
 /** The spec's Datetime: `YYYY-MM-DDThh:mm` (seconds allowed), stored with seconds. */
@@ -159,7 +204,7 @@ export function datetime() {
     .string({ error: typeError(MSG.datetimeFormat) })
     .refine(isRealDatetime, { error: MSG.datetimeFormat, abort: true })
     .transform(normaliseDatetime)
-    .openapi({ type: 'string', example: '2026-12-31T20:00' });
+    .openapi({ type: 'string', pattern: DATETIME.source, example: '2026-12-31T20:00', description: 'A wall-clock time `YYYY-MM-DDThh:mm` (seconds allowed); answered with seconds.' });
 }
 
 /** One of fixed values; a missing value is "required", a wrong one gets `invalidMessage`. */
@@ -176,9 +221,18 @@ export const pathId = z
   .regex(/^\d{1,10}$/)
   .transform(Number)
   .pipe(z.number().int().min(1).max(2147483647))
-  .openapi({ type: 'integer' });
+  .openapi({ type: 'integer', minimum: 1, maximum: 2147483647 });
 
 export const IdResponse = z.object({ id: z.number().int() }).openapi('IdResponse');
-export const DetailResponse = z.object({ detail: z.string() }).openapi('DetailResponse');
-export const DetailsResponse = z.object({ details: z.union([z.string(), z.array(z.string())]) }).openapi('DetailsResponse');
-export const FieldErrorsResponse = z.record(z.string(), z.array(z.string())).openapi('FieldErrors');
+// The spec's error bodies, one component each, which every route's error answers are built from.
+export const DetailResponse = z
+  .object({ detail: z.string() })
+  .openapi('Detail', { description: 'One message: `{"detail": "Event not found."}`. Every 401, 403, 413, 415, 429 and 503, and the 400 of a body that is not a JSON object.' });
+export const DetailsResponse = z
+  .object({ details: z.union([z.string(), z.array(z.string())]) })
+  .openapi('Details', { description: 'One message (or several) under `details`, where the spec writes it so: `{"details": "Guest not found."}`.' });
+export const FieldErrorsResponse = z
+  .record(z.string(), z.array(z.string()))
+  .openapi('FieldErrors', {
+    description: 'Refused input, by top-level field: `{"name": ["This field is required."]}`; an error of no one field is under `non_field_errors`.',
+  });

@@ -68,6 +68,7 @@ export const GuestUpdate = z
     nfc_tag: code(MSG.nfcTagEmpty),
     objstatus: integer()
       .pipe(z.number().refine((v) => v === 1 || v === 2, { error: MSG.invalidGuestObjstatus }))
+      .openapi({ enum: [1, 2], description: '1: active, 2: inactive (turned away at the door).' })
       .optional(),
     attention: boolean().optional(),
     notes: optionalText(5000),
@@ -83,8 +84,14 @@ export const GuestParams = z.object({ event_id: pathId, guest_id: z.string().tra
  * sorts and filters (each optional; without them the list is what existing clients get).
  */
 export const GuestListQuery = ListQuery.extend({
-  only_checkins: boolean().default(false),
-  search: z.string({ error: MSG.invalidString }).overwrite(canonicalText).trim().max(200, { error: MSG.invalidSearch }).optional(),
+  only_checkins: boolean().default(false).openapi({ description: 'true: only guests who have been checked in.' }),
+  search: z
+    .string({ error: MSG.invalidString })
+    .overwrite(canonicalText)
+    .trim()
+    .max(200, { error: MSG.invalidSearch })
+    .optional()
+    .openapi({ description: 'Words matched against first and last name, e-mail, company, barcode and NFC tag (up to 200 characters).' }),
   ordering: choice(GUEST_ORDERINGS, MSG.invalidGuestOrdering)
     .optional()
     .openapi({ description: 'Sort by this field, `-` first for descending; ties by id. Default: id' }),

@@ -20,7 +20,7 @@ const discountAmount = number()
       .max(MAX_DISCOUNT_AMOUNT, { error: `Ensure this value is less than or equal to ${MAX_DISCOUNT_AMOUNT}.` })
       .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, { error: MSG.decimalPlaces }),
   )
-  .openapi({ type: 'number', example: 10, description: 'A number or a numeric string; answered as a two-decimal string' });
+  .openapi({ type: 'number', minimum: 0, maximum: MAX_DISCOUNT_AMOUNT, multipleOf: 0.01, example: 10, description: 'A number or a numeric string, at most two decimals; answered as a two-decimal string' });
 
 const registrationTypes = z
   .array(integer(), { error: (issue) => (issue.input === null ? MSG.notNull : MSG.invalidList) })
@@ -58,7 +58,7 @@ export const PromotionCodeUpdate = z
   .openapi('PromotionCodeUpdate');
 
 // An id that is no id at all answers "Promotion code not found." like any unknown one.
-export const PromotionCodeParams = EventParams.extend({ promotion_code_id: pathId.catch(0).openapi({ type: 'integer' }) });
+export const PromotionCodeParams = EventParams.extend({ promotion_code_id: pathId.catch(0).openapi({ type: 'integer', minimum: 1, maximum: 2147483647 }) });
 
 export const PromotionCodeListQuery = ListQuery;
 

@@ -4,7 +4,10 @@ import { MSG, REGISTRATION_TYPE_KINDS } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 
 /** A path id of a child record; anything else becomes 0, which matches no record. */
-const recordId = z.string().transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0));
+const recordId = z
+  .string()
+  .transform((v) => (/^\d{1,9}$/.test(v) ? Number(v) : 0))
+  .openapi({ type: 'integer', minimum: 1, maximum: 999999999 });
 
 // The largest value decimal(12, 2) holds.
 const MAX_PRICE = 9_999_999_999.99;
@@ -15,7 +18,7 @@ const price = number().pipe(
     .number()
     .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, { error: MSG.priceDecimals })
     .refine((v) => Math.abs(v) <= MAX_PRICE, { error: MSG.priceTooLarge }),
-);
+).openapi({ multipleOf: 0.01, minimum: -MAX_PRICE, maximum: MAX_PRICE, description: 'At most two decimal places (a numeric string is taken too); a negative price is refused as a data-integrity error.' });
 
 // minorder, maxorder and quantity are only typed here: their rules (not negative,
 // minorder <= maxorder) are CHECK constraints, reported as the spec's data-integrity error.

@@ -52,10 +52,15 @@ export const SessionUpdate = z
     track_id: trackId.optional(),
     hidden_session: boolean().optional(),
   })
-  .openapi('SessionUpdate');
+  .openapi('SessionUpdateInput');
+
+/** SessionUpdate as the document shows it: without `capacity`, which the spec makes create-only. */
+export const SessionUpdateDocumented = SessionUpdate.omit({ capacity: true }).openapi('SessionUpdate', {
+  description: `Every field optional: an omitted field keeps its stored value. \`capacity\` is set on create only: sent here it is refused with 400 {"capacity": ["..."]} unless it equals the stored one.`,
+});
 
 /** A session id that is no id at all answers "Session not found." like any unknown one. */
-const sessionId = pathId.catch(0).openapi({ type: 'integer' });
+const sessionId = pathId.catch(0).openapi({ type: 'integer', minimum: 1, maximum: 2147483647 });
 
 export const SessionParams = EventParams.extend({ session_id: sessionId });
 
@@ -82,7 +87,7 @@ export const Session = z
   })
   .openapi('Session');
 
-export const SessionRegistrationParams = EventParams.extend({ guest_id: pathId.catch(0).openapi({ type: 'integer' }), session_id: sessionId });
+export const SessionRegistrationParams = EventParams.extend({ guest_id: pathId.catch(0).openapi({ type: 'integer', minimum: 1, maximum: 2147483647 }), session_id: sessionId });
 
 export const SessionRegistrationBody = z.object({ attend: boolean().default(true) }).openapi('SessionRegistrationBody');
 

@@ -1,6 +1,6 @@
 import { z } from './zod';
 import { integer, requiredText } from './fields';
-import { timestampParam } from '../http/pagination';
+import { ListQuery, timestampParam } from '../http/pagination';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
 import { FINDINGS_KEPT } from '../../core/sync-limits';
@@ -78,6 +78,21 @@ export const SyncCreated = z.object({ event_id: z.number().int(), sync_id: z.num
 
 const SyncCheckin = z.object({ uid: z.string(), station: z.string().nullable(), scanned_at: z.string() });
 
+export const SyncDoubleAdmission = z
+  .object({
+    guest_id: z.number().int().nullable(),
+    guest_uid: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    checkins: z.array(SyncCheckin),
+    found_at: z.string(),
+  })
+  .openapi('SyncDoubleAdmission');
+
+export const SyncConflict = z
+  .object({ table: z.string(), uid: z.string(), kind: z.string(), value: z.string().nullable(), resolution: z.string(), found_at: z.string() })
+  .openapi('SyncConflict');
+
 export const SyncStatus = z
   .object({
     sync_id: z.number().int(),
@@ -90,21 +105,15 @@ export const SyncStatus = z
     last_pull_at: z.string().nullable(),
     last_push_at: z.string().nullable(),
     pending: z.number().int().openapi({ description: 'Local changes not yet confirmed by the upstream' }),
-    double_admissions: z.array(
-      z.object({
-        guest_id: z.number().int().nullable(),
-        guest_uid: z.string(),
-        first_name: z.string().nullable(),
-        last_name: z.string().nullable(),
-        checkins: z.array(SyncCheckin),
-        found_at: z.string(),
-      }),
-    ),
-    conflicts: z.array(
-      z.object({ table: z.string(), uid: z.string(), kind: z.string(), value: z.string().nullable(), resolution: z.string(), found_at: z.string() }),
-    ),
+    double_admissions_count: z.number().int().openapi({ description: 'Guests admitted at two doors apart, all of them (GET /events/{event_id}/sync/double_admissions pages them)' }),
+    conflicts_count: z.number().int().openapi({ description: 'Changes a merge could not apply as is, all of them (GET /events/{event_id}/sync/conflicts pages them)' }),
+    double_admissions: z.array(SyncDoubleAdmission).openapi({ description: 'The latest 5 double admissions, newest first' }),
+    conflicts: z.array(SyncConflict).openapi({ description: 'The latest 5 conflicts, newest first' }),
   })
   .openapi('SyncStatus');
+
+/** A page of a sync's double admissions or conflicts. */
+export const SyncFindingsQuery = ListQuery.pick({ page: true, page_size: true });
 
 export const SyncChangesQuery = z.object({
   since: timestampParam.optional().openapi({ description: 'Upstream cursor of the last merged pull; the whole event without it' }),

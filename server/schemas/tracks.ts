@@ -24,7 +24,7 @@ export const TrackUpdate = z
   .openapi('TrackUpdate');
 
 // A track id that is no id at all answers "Track not found." like any unknown one.
-export const TrackParams = EventParams.extend({ track_id: pathId.catch(0).openapi({ type: 'integer' }) });
+export const TrackParams = EventParams.extend({ track_id: pathId.catch(0).openapi({ type: 'integer', minimum: 1, maximum: 2147483647 }) });
 
 export const Track = z
   .object({

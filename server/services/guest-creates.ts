@@ -9,7 +9,7 @@ import type { GroupScope } from '../../db/repositories/groups';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { sentAtOnce } from '../../db/write-transaction';
 import { MSG } from '../../core/messages';
-import { NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
+import { NotFoundError, ValidationError, type FieldErrors } from '../../core/errors';
 import { groupCommit } from './group-commit';
 import { answerQuestionIds, checkAnswers } from '../schemas/guests';
 

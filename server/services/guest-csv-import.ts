@@ -5,7 +5,7 @@ import type { EventRow } from '../../db/repositories/events';
 import type { GuestInsert } from '../../db/repositories/guests';
 import { csvQuestions, csvRegistrationTypes, takenCodes, type CsvQuestion } from '../../db/repositories/guests-csv';
 import { MSG } from '../../core/messages';
-import { ValidationError, type FieldErrors } from '../http/errors';
+import { ValidationError, type FieldErrors } from '../../core/errors';
 import { columnNames, columnSummary, mapColumns } from './guest-csv-columns';
 import { guestOfRow, type RowContext } from './guest-csv-rows';
 import { CsvStager } from './guest-csv-staging';

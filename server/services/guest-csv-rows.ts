@@ -2,8 +2,8 @@ import type { CsvQuestion } from '../../db/repositories/guests-csv';
 import { GUEST_TEXT_FIELDS, type GuestInsert } from '../../db/repositories/guests';
 import type { QuestionForAnswers } from '../../core/answers';
 import { MSG } from '../../core/messages';
-import { fieldErrorsOf } from '../http/route';
-import type { FieldErrors } from '../http/errors';
+import { fieldErrorsOf } from '../schemas/field-errors';
+import type { FieldErrors } from '../../core/errors';
 import { GuestCreate, checkAnswers } from '../schemas/guests';
 import type { Column } from './guest-csv-columns';
 

@@ -4,7 +4,7 @@ import { keepImportAlive } from '../../db/repositories/event-file-merge';
 import type { GuestBatch, GuestInsert } from '../../db/repositories/guests';
 import { csvGuestBatch, discardCsvStaging, openCsvStaging, revealCsvGuests, stageCsvGuests } from '../../db/repositories/guests-csv';
 import { MSG } from '../../core/messages';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../../core/errors';
 
 /**
  * Guests staged per transaction: short enough that a scan waiting behind one is not held long;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
-import { recordScans, retryOnScanUidRace, type ScanOutcome, type ScanRequest } from '../../db/repositories/scans';
+import { retryOnScanUidRace } from '../../db/repositories/scans';
+import { recordScans, type ScanOutcome, type ScanRequest } from './scans';
 import { groupCommit } from './group-commit';
 
 /**

@@ -1,11 +1,11 @@
 import type { Conn } from '../../db/knex';
 import { RECENT_MINUTES, supervisorStats, type eventStats } from '../../db/repositories/stats';
-import { ONLINE_WINDOW_MS, stationHealth, type StationHealth, type StationHeartbeats } from './station-heartbeats';
+import { ONLINE_WINDOW_MS, stationPresence, type StationPresence, type StationHeartbeats } from './station-heartbeats';
 
 type DoorStats = Awaited<ReturnType<typeof eventStats>>;
 
 // Problems first: a supervisor looks for the station that needs someone.
-const HEALTH_RANK: Record<StationHealth, number> = { offline: 0, queued: 1, online: 2 };
+const HEALTH_RANK: Record<StationPresence, number> = { offline: 0, queued: 1, online: 2, left: 3 };
 
 const apiTime = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
@@ -20,14 +20,26 @@ export async function supervisorBlock(db: Conn, eventId: number, door: DoorStats
   const names = [...known, ...[...beats.keys()].filter((name) => !known.includes(name))];
   const figures = await supervisorStats(db, eventId, names, now);
   const nowMs = now.getTime();
-  const stations = figures.stations.map((s) => {
+  // A renamed station's scans count under its new name: one row, one history.
+  const merged = new Map<string | null, { station: string | null; last_scan_at: string | null; scans_recent: number }>();
+  for (const s of figures.stations) {
+    const name = s.station === null ? null : heartbeats.currentName(eventId, s.station);
+    const row = merged.get(name);
+    if (!row) merged.set(name, { ...s, station: name });
+    else {
+      row.scans_recent += s.scans_recent;
+      if (s.last_scan_at !== null && (row.last_scan_at === null || s.last_scan_at > row.last_scan_at)) row.last_scan_at = s.last_scan_at;
+    }
+  }
+  const stations = [...merged.values()].map((s) => {
     const beat = s.station === null ? undefined : beats.get(s.station);
     const scannedMs = s.last_scan_at ? Math.min(Date.parse(`${s.last_scan_at}Z`), nowMs) : undefined;
     const seen = [beat?.seenAt, scannedMs].filter((ms): ms is number => ms !== undefined);
     const lastSeen = seen.length > 0 ? Math.max(...seen) : undefined;
     // A heartbeat's count of unsent scans holds only while the station keeps saying it.
     const queued = beat && nowMs - beat.seenAt <= ONLINE_WINDOW_MS ? beat.queued : 0;
-    return { station: s.station, health: stationHealth(lastSeen, queued, nowMs), last_scan_at: s.last_scan_at, last_seen_at: lastSeen === undefined ? null : apiTime(lastSeen), queued, scans_recent: s.scans_recent };
+    const health = stationPresence(lastSeen, beat?.seenAt, queued, nowMs);
+    return { station: s.station, health, last_scan_at: s.last_scan_at, last_seen_at: lastSeen === undefined ? null : apiTime(lastSeen), queued, scans_recent: s.scans_recent };
   });
   stations.sort((a, b) => HEALTH_RANK[a.health] - HEALTH_RANK[b.health] || (a.station ?? '').localeCompare(b.station ?? ''));
   const remainingOf = (t: { id: number; total: number; checked_in: number }) => t.total - t.checked_in - (figures.inactiveOut.get(t.id) ?? 0);

@@ -60,7 +60,11 @@ export async function runSyncStatus(db: Db, eventId: number | undefined): Promis
     const name = `${d.first_name ?? ''} ${d.last_name ?? ''}`.trim() || d.guest_uid;
     lines.push(`Double admission: ${name}: ${d.checkins.map((c) => `${c.station ?? 'unknown station'} at ${c.scanned_at}`).join(' and ')}`);
   }
+  const moreDoubles = s.double_admissions_count - s.double_admissions.length;
+  if (moreDoubles > 0) lines.push(`... and ${moreDoubles} earlier double admission(s) (GET /events/${s.event_id}/sync/double_admissions lists them all).`);
   for (const c of s.conflicts) lines.push(`Conflict: ${c.table} ${c.uid} ${c.kind}${c.value ? ` "${c.value}"` : ''}: ${c.resolution}`);
+  const moreConflicts = s.conflicts_count - s.conflicts.length;
+  if (moreConflicts > 0) lines.push(`... and ${moreConflicts} earlier conflict(s) (GET /events/${s.event_id}/sync/conflicts lists them all).`);
   return { ok: true, text: lines.join('\n') };
 }
 

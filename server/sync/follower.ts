@@ -3,13 +3,13 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 import { writeTransaction } from '../../db/write-transaction';
 import { findEvent, type EventRow } from '../../db/repositories/events';
-import { deltaStart, isFollowed, listSyncs, markFailed, markPulled, markPushed, recordFindings, type SyncRow } from '../../db/repositories/sync';
+import { deltaStart, isFollowed, keepAuthority, listSyncs, markFailed, markPulled, markPushed, recordFindings, type SyncRow } from '../../db/repositories/sync';
 import { DomainError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { tempEventFile } from '../event-file';
 import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
-import { UPSTREAM_LIMITS, Upstream, UpstreamError } from './upstream';
+import { DEFAULT_TIMING, Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
 export const SYNC_INTERVAL_MS = 1000;
@@ -77,6 +77,7 @@ export class SyncFollower {
     private readonly reader: Db,
     private readonly logger: Logger,
     private readonly intervalMs = SYNC_INTERVAL_MS,
+    private readonly timing: Partial<UpstreamTiming> = {},
   ) {}
 
   start(): this {
@@ -162,18 +163,23 @@ export class SyncFollower {
   }
 
   private async cycle(sync: SyncRow, cancelled: AbortSignal): Promise<void> {
+    const silentMs = this.timing.silentMs ?? DEFAULT_TIMING.silentMs;
     const upstream = new Upstream(sync.url, sync.upstream_key, {
       fingerprint: sync.fingerprint,
+      authority: sync.authority_pem,
       followed: true,
       stop: AbortSignal.any([this.stopping.signal, cancelled]),
-      // A hung upstream shows as offline while its request is still given a chance to finish.
-      onSilent: () => void this.fail(sync, new UpstreamError('offline', MSG.syncSilent(UPSTREAM_LIMITS.silentMs / 1000))),
+      // A hung upstream shows as offline while its request is still given a chance to finish (within its deadline).
+      onSilent: () => void this.fail(sync, new UpstreamError('offline', MSG.syncSilent(silentMs / 1000))),
+      timing: this.timing,
     });
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;
       // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
+      // A sync pinned to an authority before its certificate was kept keeps it now (checked by signature).
+      if (sync.fingerprint && !sync.authority_pem && upstream.authority) await keepAuthority(this.db, sync.id, sync.fingerprint, upstream.authority);
       // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
       if (!(await isFollowed(this.db, sync.id))) return;
       await this.push(sync, event, upstream);
@@ -203,7 +209,8 @@ export class SyncFollower {
       const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
       const counts = await writeEventChanges(this.reader, event, file, since);
       // The event record always travels; it is a change of its own only when edited here since.
-      const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file);
+      const records = Object.values(counts).reduce((sum, n) => sum + n, 0);
+      const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file, records);
       await writeTransaction(this.db, async (trx) => {
         if (found) await recordFindings(trx, event.id, found);
         await markPushed(trx, sync, snapshot);
@@ -218,7 +225,7 @@ export class SyncFollower {
    */
   private async pull(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     await this.withFile(async (file) => {
-      const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file);
+      const cursor = await upstream.pull(sync.remote_event_id, before(sync.pull_cursor, OVERLAP_MS), file, event.uid);
       const header = await checkEventFile(file);
       if (header.event.uid !== event.uid) throw new UpstreamError('error', MSG.syncOtherEvent);
       if (holdsNoChanges(header.counts) && !(await changesEvent(file, event))) {

@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { eventByUid, groupIdByUid } from '../../db/repositories/event-file-merge';
-import { countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type SyncRow } from '../../db/repositories/sync';
+import { countConflicts, countDoubleAdmissions, countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type FindingsPage, type StoredConflict, type StoredDoubleAdmission, type SyncRow } from '../../db/repositories/sync';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
 import { showFingerprint } from '../../core/fingerprint';
 import { MSG } from '../../core/messages';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { tempEventFile } from '../event-file';
 import { checkEventFile, mergeEventChanges } from './event-files';
-import { Upstream, UpstreamError } from './upstream';
+import { Upstream, UpstreamError, type UpstreamTiming } from './upstream';
+import type { Config } from '../config';
 
 export { SyncFollower } from './follower';
 
@@ -28,14 +29,19 @@ export const BEGINNING = '1970-01-01T00:00:00.000Z';
 const FOLLOW_IDLE_MS = 30_000;
 const PREVIEW_IDLE_MS = 10_000;
 
+/** The exchange bounds the configuration sets (DOORLIST_SYNC_DEADLINE_S, DOORLIST_SYNC_MIN_RATE). */
+export function syncTiming(config: Pick<Config, 'syncDeadlineSeconds' | 'syncMinRate'>): Partial<UpstreamTiming> {
+  return { deadlineMs: config.syncDeadlineSeconds * 1000, minBytesPerSecond: config.syncMinRate };
+}
+
 /**
  * Pulls the upstream's event whole (same uids) into this database and starts following it;
  * an administrator's act (the route's access). The key is checked by this first download and
  * stored only here, with the fingerprint given. The file must hold one event throughout; an
  * event already here is merged only where it already is (in the group named, or the file's).
  */
-export async function followEvent(db: Db, request: FollowRequest): Promise<{ event_id: number; sync_id: number }> {
-  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, idleMs: FOLLOW_IDLE_MS });
+export async function followEvent(db: Db, request: FollowRequest, timing: Partial<UpstreamTiming> = {}): Promise<{ event_id: number; sync_id: number }> {
+  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, timing: { ...timing, idleMs: FOLLOW_IDLE_MS } });
   const file = tempEventFile();
   try {
     const startedAt = nowIso();
@@ -65,6 +71,8 @@ export async function followEvent(db: Db, request: FollowRequest): Promise<{ eve
           push_cursor: merged.event_created ? startedAt : BEGINNING,
           pull_cursor: cursor,
           fingerprint: request.fingerprint ?? null,
+          // The authority the pin named, checked by signature: its next connections trust it alone.
+          authority_pem: upstream.authority,
         });
       },
     });
@@ -75,8 +83,8 @@ export async function followEvent(db: Db, request: FollowRequest): Promise<{ eve
 }
 
 /** The events a key sees upstream, and the fingerprint its certificate showed; nothing is stored. */
-export async function previewUpstream(request: { url: string; key: string; fingerprint?: string }) {
-  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, idleMs: PREVIEW_IDLE_MS });
+export async function previewUpstream(request: { url: string; key: string; fingerprint?: string }, timing: Partial<UpstreamTiming> = {}) {
+  const upstream = new Upstream(request.url, request.key, { fingerprint: request.fingerprint, timing: { ...timing, idleMs: PREVIEW_IDLE_MS } });
   try {
     const { fingerprint, events } = await upstream.events();
     return { fingerprint, events: events.map(({ id, name, starts, ends, timezone }) => ({ id, name, starts, ends, timezone })) };
@@ -90,6 +98,9 @@ function followRefusal(err: unknown): unknown {
   return err instanceof UpstreamError ? ValidationError.field(err.field, err.message) : err;
 }
 
+/** What a status answer carries of each list: the latest few, newest first; the rest by page. */
+export const SYNC_STATUS_LATEST = 5;
+
 export interface SyncStatus {
   sync_id: number;
   url: string;
@@ -101,14 +112,27 @@ export interface SyncStatus {
   last_pull_at: string | null;
   last_push_at: string | null;
   pending: number;
-  double_admissions: Awaited<ReturnType<typeof listDoubleAdmissions>>;
-  conflicts: Awaited<ReturnType<typeof listConflicts>>;
+  double_admissions_count: number;
+  conflicts_count: number;
+  double_admissions: ReturnType<typeof toDoubleAdmission>[];
+  conflicts: ReturnType<typeof toConflict>[];
 }
 
-/** What the door shows: state, when it last heard the upstream, what waits, what clashed. Never the key. */
+function toDoubleAdmission(d: StoredDoubleAdmission) {
+  return { ...d, checkins: d.checkins.map((c) => ({ ...c, scanned_at: toApiDatetime(c.scanned_at) as string })), found_at: toApiDatetime(d.found_at) as string };
+}
+
+function toConflict(c: StoredConflict) {
+  return { ...c, found_at: toApiDatetime(c.found_at) as string };
+}
+
+/**
+ * What the door shows every few seconds: state, when it last heard the upstream, what waits,
+ * how many double admissions and conflicts there are and the latest few of each (a door's
+ * poll stays small however many an outage left). Never the key.
+ */
 export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
-  const admissions = await listDoubleAdmissions(db, sync.event_id);
-  const conflicts = await listConflicts(db, sync.event_id);
+  const latest = { limit: SYNC_STATUS_LATEST, offset: 0 };
   return {
     sync_id: sync.id,
     url: sync.url,
@@ -120,9 +144,21 @@ export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
     last_pull_at: toApiDatetime(sync.last_pull_at),
     last_push_at: toApiDatetime(sync.last_push_at),
     pending: await countPending(db, sync.event_id, sync.push_cursor),
-    double_admissions: admissions.map((d) => ({ ...d, checkins: d.checkins.map((c) => ({ ...c, scanned_at: toApiDatetime(c.scanned_at) as string })), found_at: toApiDatetime(d.found_at) as string })),
-    conflicts: conflicts.map((c) => ({ ...c, found_at: toApiDatetime(c.found_at) as string })),
+    double_admissions_count: await countDoubleAdmissions(db, sync.event_id),
+    conflicts_count: await countConflicts(db, sync.event_id),
+    double_admissions: (await listDoubleAdmissions(db, sync.event_id, latest)).map(toDoubleAdmission),
+    conflicts: (await listConflicts(db, sync.event_id, latest)).map(toConflict),
   };
+}
+
+/** A page of the sync's double admissions, newest first, with their count. */
+export async function syncDoubleAdmissions(db: Db, sync: SyncRow, page: FindingsPage) {
+  return { count: await countDoubleAdmissions(db, sync.event_id), results: (await listDoubleAdmissions(db, sync.event_id, page)).map(toDoubleAdmission) };
+}
+
+/** A page of the sync's conflicts, newest first, with their count. */
+export async function syncConflicts(db: Db, sync: SyncRow, page: FindingsPage) {
+  return { count: await countConflicts(db, sync.event_id), results: (await listConflicts(db, sync.event_id, page)).map(toConflict) };
 }
 
 /** The sync of a local event (already looked up in the caller's scope). */

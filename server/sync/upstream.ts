@@ -1,82 +1,70 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import tls from 'node:tls';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MSG } from '../../core/messages';
-import { showFingerprint } from '../../core/fingerprint';
 import { storedInstant } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE } from '../event-file';
 import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
 import type { z } from '../schemas/zod';
+import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
+import { connectPinned } from './pinned-connection';
+import { pullGuard } from './pull-guard';
+import { UpstreamError, type UpstreamField } from './upstream-error';
+
+export { UpstreamError, type UpstreamField } from './upstream-error';
+export { DEFAULT_TIMING, type UpstreamTiming } from './exchange-clock';
 
 /**
  * The one client of an upstream Doorlist. Everything an upstream answers is bounded and
  * nothing of it is repeated to the user or the log: errors are this laptop's own messages,
- * named by their real cause (unreachable, hung, certificate, key refused, plain HTTP refused).
- * HTTPS is checked here, before a byte of the request (and its key) is sent: a certificate the
- * system trusts, or one whose chain holds the pinned fingerprint; a pin, once given, is always
- * required.
+ * named by their real cause (unreachable, hung, too slow, certificate, key refused, plain
+ * HTTP refused). HTTPS is judged before a byte of the request (and its key) is sent
+ * (pinned-connection.ts); every exchange runs on its own clock (exchange-clock.ts).
  */
 
 /** The upstream's clock at the moment its answer's snapshot was taken. */
 export const CURSOR_HEADER = 'x-doorlist-cursor';
 
 export const UPSTREAM_LIMITS = {
-  /** An event file down (the same bound as an upload of one). */
+  /** An event file down (the same bound as an upload of one); pull-guard.ts stops it sooner at what the file itself declares. */
   fileBytes: 500 * 1024 * 1024,
-  /** A JSON answer (a push's findings, the events list). */
+  /** A JSON answer (the events list; a push's findings, less for a small push). */
   jsonBytes: 32 * 1024 * 1024,
+  /**
+   * A push's answer is its findings about what was pushed: a few conflicts at most per record,
+   * a double admission per check-in. Bounded by the records sent, so a push of one scan takes
+   * an answer of about 70 KB, never 32 MB.
+   */
+  pushAnswerBaseBytes: 64 * 1024,
+  pushAnswerBytesPerRecord: 4 * 1024,
   /** What is read of a refusal, to tell plain HTTP refused from a role refused. */
   refusalBytes: 64 * 1024,
   connectMs: 5000,
-  /** No answer for this long: the sync shows offline, while the request may still finish. */
-  silentMs: 5000,
-  /** No byte for this long: the request is given up. */
-  idleMs: 30_000,
   sameOriginRedirects: 3,
 };
 
-export type UpstreamField = 'url' | 'key' | 'event_id' | 'fingerprint';
-
-/**
- * Why talking to the upstream failed, as the door reads it: `offline` while it cannot be
- * reached (no network, refused, hung, 5xx), `error` when it answered no or answered wrong.
- * `field`: what the user would correct when following.
- */
-export class UpstreamError extends Error {
-  constructor(
-    readonly state: 'offline' | 'error',
-    message: string,
-    readonly field: UpstreamField = 'url',
-  ) {
-    super(message);
-  }
-}
-
 export interface UpstreamOptions {
-  /** 64 lowercase hex digits the certificate chain must hold; none: the system's trust. */
+  /** 64 lowercase hex digits: the upstream's certificate or its authority; none: the system's trust. */
   fingerprint?: string | null;
+  /** PEM of the pinned authority, when kept with the sync. */
+  authority?: string | null;
   /** Set for a sync already followed: a certificate that no longer matches its pin has changed. */
   followed?: boolean;
   /** Aborts whatever is in flight (a server shutting down, or an unfollow, does not wait on the network). */
   stop?: AbortSignal;
-  /** Called once a request has waited UPSTREAM_LIMITS.silentMs with no answer. */
+  /** Called once a request has waited `timing.silentMs` with no answer. */
   onSilent?: () => void;
-  idleMs?: number;
-}
-
-interface Answer {
-  res: http.IncomingMessage;
-  /** The fingerprint the chain showed (its top: the authority when presented), `AA:BB:...`; null over HTTP. */
-  shown: string | null;
+  timing?: Partial<UpstreamTiming>;
 }
 
 /** Speaks to one upstream Doorlist with one of its API keys. The key goes in headers only. */
 export class Upstream {
   private readonly base: URL;
+  private readonly timing: UpstreamTiming;
+  private verifiedAuthority: string | null = null;
+  private shown: string | null = null;
 
   constructor(
     url: string,
@@ -84,29 +72,38 @@ export class Upstream {
     private readonly options: UpstreamOptions = {},
   ) {
     this.base = new URL(url.replace(/\/+$/, ''));
+    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+  }
+
+  /** PEM of the pinned authority the last connection verified against (to keep with the sync); null otherwise. */
+  get authority(): string | null {
+    return this.verifiedAuthority;
   }
 
   /** The events this key sees upstream (one page, at most 1,000), and the fingerprint its certificate showed. */
   async events(): Promise<{ fingerprint: string | null; events: z.infer<typeof UpstreamEventList>['results'] }> {
-    return this.exchange({ method: 'GET', path: '/events?page_size=1000', notFound: 'url' }, async ({ res, shown }, watch) => {
-      const parsed = UpstreamEventList.safeParse(await readJson(res, watch));
+    return this.exchange({ method: 'GET', path: '/events?page_size=1000', notFound: 'url' }, async (res) => {
+      const parsed = UpstreamEventList.safeParse(await readJson(res));
       if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
-      return { fingerprint: shown, events: parsed.data.results };
+      return { fingerprint: this.shown, events: parsed.data.results };
     });
   }
 
-  /** Downloads the event's changes since `since` (whole without it) to `file`; answers the upstream's cursor. */
-  async pull(remoteEventId: number, since: string | null, file: string): Promise<string> {
+  /**
+   * Downloads the event's changes since `since` (whole without it) to `file`; answers the
+   * upstream's cursor. `eventUid`: the followed event's, which the file must be about.
+   */
+  async pull(remoteEventId: number, since: string | null, file: string, eventUid: string | null = null): Promise<string> {
     const query = since ? `?since=${encodeURIComponent(since)}` : '';
-    return this.exchange({ method: 'GET', path: `/events/${remoteEventId}/sync/changes${query}` }, async ({ res }, watch) => {
+    return this.exchange({ method: 'GET', path: `/events/${remoteEventId}/sync/changes${query}` }, async (res) => {
       const cursor = parseCursor(res.headers[CURSOR_HEADER]);
-      await download(res, fs.createWriteStream(file, { mode: 0o600 }), watch);
+      await download(res, fs.createWriteStream(file, { mode: 0o600 }), eventUid);
       return cursor;
     });
   }
 
-  /** Sends a file of this laptop's changes; answers the findings of the upstream's merge. */
-  async push(remoteEventId: number, file: string): Promise<z.infer<typeof UpstreamPushAnswer>> {
+  /** Sends a file of this laptop's changes (`records` of them); answers the findings of the upstream's merge. */
+  async push(remoteEventId: number, file: string, records: number): Promise<z.infer<typeof UpstreamPushAnswer>> {
     const { size } = await fs.promises.stat(file);
     const request = {
       method: 'POST',
@@ -114,29 +111,28 @@ export class Upstream {
       headers: { 'content-type': EVENT_FILE_MEDIA_TYPE, 'content-length': String(size) },
       body: file,
     };
-    return this.exchange(request, async ({ res }, watch) => {
-      const parsed = UpstreamPushAnswer.safeParse(await readJson(res, watch));
+    const limit = Math.min(UPSTREAM_LIMITS.jsonBytes, UPSTREAM_LIMITS.pushAnswerBaseBytes + records * UPSTREAM_LIMITS.pushAnswerBytesPerRecord);
+    return this.exchange(request, async (res) => {
+      const parsed = UpstreamPushAnswer.safeParse(await readJson(res, limit, new UpstreamError('error', MSG.syncPushAnswerTooLarge)));
       if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
       return parsed.data;
     });
   }
 
   /**
-   * One request and the reading of its answer, under the same clock: the sync shows offline
-   * once nothing has come for silentMs, and the request is given up after idleMs of silence
-   * (or when stopped). Same-origin redirects are followed a few times; others are refused.
+   * One request and the reading of its answer, on one clock (deadline, minimum rate,
+   * silence). Same-origin redirects are followed a few times; others are refused.
    */
   private async exchange<T>(
     request: { method: string; path: string; headers?: Record<string, string>; body?: string; notFound?: UpstreamField },
-    read: (answer: Answer, watch: Watch) => Promise<T>,
+    read: (res: http.IncomingMessage) => Promise<T>,
   ): Promise<T> {
-    const watch = new Watch(this.options);
+    const clock = new ExchangeClock(this.timing, { stop: this.options.stop, onSilent: this.options.onSilent });
     let res: http.IncomingMessage | undefined;
     try {
       let target = new URL(this.base.href + request.path);
       for (let hop = 0; ; hop++) {
-        const answer = await this.send(target, request, watch);
-        res = answer.res;
+        res = await this.send(target, request, clock);
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && res.headers.location) {
           res.destroy();
@@ -145,21 +141,22 @@ export class Upstream {
           target = next;
           continue;
         }
-        if (status < 200 || status >= 300) throw await refusal(res, request.notFound ?? 'event_id', watch);
-        return await read(answer, watch);
+        if (status < 200 || status >= 300) throw await refusal(res, request.notFound ?? 'event_id');
+        return await read(res);
       }
     } catch (err) {
-      throw watch.explain(err);
+      const explained = clock.explain(err);
+      throw explained instanceof UpstreamError || clock.stopped ? explained : networkError(explained);
     } finally {
-      watch.end();
+      clock.end();
       // An answer refused before it was read whole lets its connection go.
       res?.destroy();
     }
   }
 
-  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string }, watch: Watch): Promise<Answer> {
-    const { socket, shown } = await this.connect(target, watch.signal);
-    return new Promise<Answer>((resolve, reject) => {
+  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string }, clock: ExchangeClock): Promise<http.IncomingMessage> {
+    const socket = await this.connect(target, clock.signal);
+    return new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request({
         method: request.method,
         host: target.hostname,
@@ -167,27 +164,46 @@ export class Upstream {
         path: target.pathname + target.search,
         headers: { ...request.headers, authorization: `Token ${this.key}`, host: target.host, accept: 'application/json, */*' },
         createConnection: () => socket,
-        signal: watch.signal,
+        signal: clock.signal,
       });
-      req.once('response', (res) => {
-        watch.progress();
-        resolve({ res, shown });
-      });
+      // Every byte from the upstream counts, headers included; once the answer has begun, it is due at the minimum rate.
+      req.once('socket', (s) =>
+        s.on('data', (chunk: Buffer) => {
+          clock.due(true);
+          clock.progress(chunk.length);
+        }),
+      );
+      req.once('response', resolve);
       req.on('error', reject);
-      if (request.body === undefined) req.end();
-      else pipeline(fs.createReadStream(request.body), req).catch(reject);
+      if (request.body === undefined) return void req.end();
+      // A body going up is due at the minimum rate too; then the upstream works (idle and deadline bound it).
+      clock.due(true);
+      req.once('finish', () => clock.due(false));
+      pipeline(fs.createReadStream(request.body), counted(clock), req).catch(reject);
     });
   }
 
   /** A connection the request may use: over HTTPS only once its certificate is accepted. */
-  private connect(target: URL, signal: AbortSignal): Promise<{ socket: net.Socket; shown: string | null }> {
+  private async connect(target: URL, signal: AbortSignal): Promise<net.Socket> {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const secure = target.protocol === 'https:';
     const port = Number(target.port || (secure ? 443 : 80));
+    if (secure) {
+      const pinned = await connectPinned({
+        host,
+        port,
+        pin: this.options.fingerprint,
+        authority: this.verifiedAuthority ?? this.options.authority,
+        followed: this.options.followed,
+        connectMs: UPSTREAM_LIMITS.connectMs,
+        signal,
+      });
+      this.verifiedAuthority = pinned.authority;
+      this.shown = pinned.shown;
+      return pinned.socket;
+    }
     return new Promise((resolve, reject) => {
-      const socket = secure
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] })
-        : net.connect({ host, port });
+      const socket = net.connect({ host, port });
       const fail = (err: unknown) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -198,90 +214,33 @@ export class Upstream {
       const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable(`no connection within ${UPSTREAM_LIMITS.connectMs / 1000} s`))), UPSTREAM_LIMITS.connectMs);
       signal.addEventListener('abort', onAbort, { once: true });
       socket.once('error', fail);
-      socket.once(secure ? 'secureConnect' : 'connect', () => {
+      socket.once('connect', () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         socket.off('error', fail);
-        if (!secure) return resolve({ socket, shown: null });
-        const tlsSocket = socket as tls.TLSSocket;
-        const chain = presentedChain(tlsSocket);
-        const shown = showFingerprint(chain[chain.length - 1]);
-        const problem = this.certificateProblem(tlsSocket, chain, shown);
-        if (problem) fail(problem);
-        else resolve({ socket, shown });
+        this.shown = null;
+        resolve(socket);
       });
     });
   }
-
-  /** Why this chain is not to be trusted, or nothing: with a pin, only the pin counts. */
-  private certificateProblem(socket: tls.TLSSocket, chain: string[], shown: string): UpstreamError | undefined {
-    const pin = this.options.fingerprint;
-    if (pin) {
-      if (chain.includes(pin)) return undefined;
-      return new UpstreamError('error', this.options.followed ? MSG.syncCertificateChanged(shown) : MSG.syncCertificateMismatch(shown), 'fingerprint');
-    }
-    if (socket.authorized) return undefined;
-    return new UpstreamError('error', MSG.syncCertificateUntrusted(shown), 'fingerprint');
-  }
 }
 
-/**
- * The request's clock: calls `onSilent` once after silentMs without progress, and aborts
- * after idleMs without progress; `signal` also carries the caller's stop.
- */
-class Watch {
-  private readonly idle = new AbortController();
-  readonly signal: AbortSignal;
-  private silentTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly options: UpstreamOptions) {
-    this.signal = options.stop ? AbortSignal.any([options.stop, this.idle.signal]) : this.idle.signal;
-    this.progress();
-  }
-
-  progress(): void {
-    clearTimeout(this.silentTimer);
-    clearTimeout(this.idleTimer);
-    const { onSilent } = this.options;
-    if (onSilent) this.silentTimer = setTimeout(onSilent, UPSTREAM_LIMITS.silentMs);
-    const idleMs = this.options.idleMs ?? UPSTREAM_LIMITS.idleMs;
-    this.idleTimer = setTimeout(() => this.idle.abort(new UpstreamError('offline', MSG.syncUnreachable(`no answer for ${idleMs / 1000} s`))), idleMs);
-  }
-
-  end(): void {
-    clearTimeout(this.silentTimer);
-    clearTimeout(this.idleTimer);
-  }
-
-  /** Any failure as an UpstreamError naming its cause; a stop stays what it was (the caller knows). */
-  explain(err: unknown): unknown {
-    if (err instanceof UpstreamError) return err;
-    if (this.idle.signal.aborted) return this.idle.signal.reason;
-    if (this.options.stop?.aborted) return err;
-    return networkError(err);
-  }
-}
-
-/** SHA-256 of each certificate the upstream presented, the leaf first (64 lowercase hex digits). */
-function presentedChain(socket: tls.TLSSocket): string[] {
-  const chain: string[] = [];
-  let cert: tls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  while (cert?.raw) {
-    const hex = crypto.createHash('sha256').update(cert.raw).digest('hex');
-    if (chain.includes(hex)) break;
-    chain.push(hex);
-    cert = cert.issuerCertificate;
-  }
-  return chain;
+/** Counts a body's bytes as they go up, on the exchange's clock. */
+function counted(clock: ExchangeClock): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      clock.progress(chunk.length);
+      done(null, chunk);
+    },
+  });
 }
 
 /** A refused request, named by what the user would correct; the body is read only to tell a plain-HTTP refusal. */
-async function refusal(res: http.IncomingMessage, notFound: UpstreamField, watch: Watch): Promise<UpstreamError> {
+async function refusal(res: http.IncomingMessage, notFound: UpstreamField): Promise<UpstreamError> {
   const status = res.statusCode ?? 0;
   if (status === 401) return new UpstreamError('error', MSG.syncKeyRefused, 'key');
   if (status === 403) {
-    const detail = await readJson(res, watch, UPSTREAM_LIMITS.refusalBytes).then(
+    const detail = await readJson(res, UPSTREAM_LIMITS.refusalBytes).then(
       (body) => (body as { detail?: unknown })?.detail,
       () => undefined,
     );
@@ -307,14 +266,13 @@ function parseCursor(value: string | string[] | undefined): string {
   return instant;
 }
 
-/** Passes what comes as progress on the request's clock, and fails past `limit` bytes. */
-function bounded(limit: number, watch: Watch): Transform {
+/** Fails past `limit` bytes. */
+function bounded(limit: number, refusal = tooLarge(limit)): Transform {
   let size = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      watch.progress();
       size += chunk.length;
-      if (size > limit) done(tooLarge(limit));
+      if (size > limit) done(refusal);
       else done(null, chunk);
     },
   });
@@ -325,16 +283,17 @@ function tooLarge(limit: number): UpstreamError {
 }
 
 /** An answer that says it is larger than `limit` is refused before it is read. */
-function refuseDeclaredSize(res: http.IncomingMessage, limit: number): void {
+function refuseDeclaredSize(res: http.IncomingMessage, limit: number, refusal = tooLarge(limit)): void {
   if (Number(res.headers['content-length'] ?? 0) <= limit) return;
   res.destroy();
-  throw tooLarge(limit);
+  throw refusal;
 }
 
-async function download(res: http.IncomingMessage, out: fs.WriteStream, watch: Watch): Promise<void> {
+/** To `out`, stopped at the first byte that no event file of the followed event holds (pull-guard.ts). */
+async function download(res: http.IncomingMessage, out: fs.WriteStream, eventUid: string | null): Promise<void> {
   try {
     refuseDeclaredSize(res, UPSTREAM_LIMITS.fileBytes);
-    await pipeline(res, bounded(UPSTREAM_LIMITS.fileBytes, watch), out);
+    await pipeline(res, bounded(UPSTREAM_LIMITS.fileBytes), pullGuard(eventUid), out);
   } catch (err) {
     out.destroy();
     // Writing here failed: this laptop's disk, not the upstream.
@@ -343,8 +302,9 @@ async function download(res: http.IncomingMessage, out: fs.WriteStream, watch: W
   }
 }
 
-async function readJson(res: http.IncomingMessage, watch: Watch, limit = UPSTREAM_LIMITS.jsonBytes): Promise<unknown> {
-  refuseDeclaredSize(res, limit);
+/** Read whole up to `limit` bytes (refused with `refusal` past it: as declared, or as soon as more arrives). */
+async function readJson(res: http.IncomingMessage, limit = UPSTREAM_LIMITS.jsonBytes, refusal = tooLarge(limit)): Promise<unknown> {
+  refuseDeclaredSize(res, limit, refusal);
   const chunks: Buffer[] = [];
   const collect = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -352,7 +312,7 @@ async function readJson(res: http.IncomingMessage, watch: Watch, limit = UPSTREA
       done();
     },
   });
-  await pipeline(res, bounded(limit, watch), collect);
+  await pipeline(res, bounded(limit, refusal), collect);
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {

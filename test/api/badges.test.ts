@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { MSG } from '../../core/messages';
-import { BADGE_MSG, MAX_BADGE_IDS } from '../../core/badges';
+import { BADGE_MSG, MAX_BADGE_IDS, MAX_BADGES_PER_PDF } from '../../core/badges';
 import { createEvent, createGroup, createRoleKey, twoOrganisers } from '../helpers/fixtures';
 import { seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { download, importFile, readFile } from '../helpers/event-files';
@@ -44,6 +45,22 @@ class PdfAnswer {
   }
 }
 
+let n = 0;
+
+/** GETs (or POSTs) a PDF; a PDF answer is saved for poppler, anything else parsed as JSON. */
+async function fetchPdfOf(server: TestServer, pathName: string, options: { token?: string; body?: unknown } = {}) {
+  const res = await fetch(server.baseUrl + pathName, {
+    method: options.body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Token ${options.token ?? server.adminToken}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (res.headers.get('content-type') !== 'application/pdf') return { status: res.status, body: JSON.parse(bytes.toString('utf8')), pdf: undefined, headers: res.headers };
+  const file = path.join(server.dir, `answer-${++n}.pdf`);
+  fs.writeFileSync(file, bytes);
+  return { status: res.status, body: undefined, pdf: new PdfAnswer(file), bytes, headers: res.headers };
+}
+
 describe('badges', () => {
   let server: TestServer;
   let groupId: number;
@@ -51,7 +68,6 @@ describe('badges', () => {
   let typeId: number;
   let vipId: number;
   let ids: Record<string, number>;
-  let n = 0;
 
   before(async () => {
     server = await TestServer.start();
@@ -74,19 +90,7 @@ describe('badges', () => {
   });
   after(() => server.stop());
 
-  /** GETs (or POSTs) a PDF; a PDF answer is saved for poppler, anything else parsed as JSON. */
-  async function fetchPdf(pathName: string, options: { token?: string; body?: unknown } = {}) {
-    const res = await fetch(server.baseUrl + pathName, {
-      method: options.body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Token ${options.token ?? server.adminToken}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (res.headers.get('content-type') !== 'application/pdf') return { status: res.status, body: JSON.parse(bytes.toString('utf8')), pdf: undefined };
-    const file = path.join(server.dir, `answer-${++n}.pdf`);
-    fs.writeFileSync(file, bytes);
-    return { status: res.status, body: undefined, pdf: new PdfAnswer(file), bytes, headers: res.headers };
-  }
+  const fetchPdf = (pathName: string, options: { token?: string; body?: unknown } = {}) => fetchPdfOf(server, pathName, options);
 
   async function printCount(): Promise<number> {
     return (await server.get(`/events/${eventId}/badge_prints`)).body.count;
@@ -126,21 +130,40 @@ describe('badges', () => {
       }
     });
 
-    it('sets a long name on two lines, smaller, whole', async () => {
+    it('sets a long name on several lines, whole, and its text reads back as typed, hyphens and all', async () => {
       const { pdf } = await fetchPdf(`/events/${eventId}/guests/${ids.long}/badge.pdf`);
       const lines = pdf!.text(1).split('\n').map((l) => l.trim());
-      // Cut at a space or after a hyphen, every letter kept (pdftotext joins a line ending in a
-      // hyphen to the next without it, as it would a word hyphenated in running text).
-      const joined = lines.join(' ').replace(/-/g, '');
-      for (const name of ['Maximiliane-Alexandra', 'von Hohenzollern-Sigmaringen-Württemberg-Oettingen']) {
-        assert.ok(joined.includes(name.replace(/-/g, '')), `${name} in ${JSON.stringify(lines)}`);
-      }
-      assert.ok(lines.length > 3, 'the name takes more than two lines');
+      for (const name of ['Maximiliane-Alexandra', 'von Hohenzollern-Sigmaringen-Württemberg-Oettingen']) assert.ok(lines.includes(name), `${name} in ${JSON.stringify(lines)}`);
       // Inside the page: pdftotext -bbox gives every word's box.
       const boxes = execFileSync('pdftotext', ['-bbox', pdf!.file, '-'], { encoding: 'utf8' });
-      for (const m of boxes.matchAll(/xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)"/g)) {
-        assert.ok(Number(m[1]) >= 0 && Number(m[2]) <= 297.7, m[0]);
+      for (const m of boxes.matchAll(/xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)"/g)) {
+        assert.ok(Number(m[1]) >= 0 && Number(m[3]) <= 297.7 && Number(m[2]) >= 0 && Number(m[4]) <= 419.6, m[0]);
       }
+    });
+
+    it('reads back names with u and hyphens as typed, whatever badges were drawn before them', async () => {
+      // Every accented Latin letter first: drawn before, they once took the "u" and the hyphen
+      // out of every later PDF's text ("R th", "Ł kasz").
+      const every = String.fromCodePoint(...Array.from({ length: 0x250 - 0xc0 }, (_, i) => 0xc0 + i), ...Array.from({ length: 0x100 }, (_, i) => 0x1e00 + i));
+      const names = [
+        { first_name: every.slice(0, 110), last_name: every.slice(110, 220), barcode: 'BC-ALL-1' },
+        { first_name: every.slice(220, 330), last_name: every.slice(330, 440), barcode: 'BC-ALL-2' },
+        { first_name: every.slice(440, 550), last_name: every.slice(550), barcode: 'BC-ALL-3' },
+        { first_name: 'Rüth', last_name: 'Ruth', company: 'Blue-Sky Studios', barcode: 'BC-U-1' },
+        { first_name: 'Łukasz', last_name: 'Wiśniewski-Müller', barcode: 'BC-U-2' },
+        { first_name: 'Anne-Marie', last_name: 'Lefèvre-Dubois', barcode: 'BC-U-3' },
+      ];
+      const [all1, all2, all3, ruth, lukasz, anne] = await seedGuests(server, eventId, typeId, names);
+      assert.equal((await fetchPdf(`/events/${eventId}/badges.pdf?guest_ids=${all1},${all2},${all3}`)).status, 200);
+      const { pdf } = await fetchPdf(`/events/${eventId}/badges.pdf?guest_ids=${ruth},${lukasz},${anne}`);
+      const expected = [['Rüth', 'Ruth', 'Blue-Sky Studios'], ['Łukasz', 'Wiśniewski-Müller'], ['Anne-Marie', 'Lefèvre-Dubois']];
+      expected.forEach((parts, i) => {
+        const lines = pdf!.text(i + 1).split('\n').map((l) => l.trim());
+        for (const part of parts) assert.ok(lines.includes(part), `${part} in ${JSON.stringify(lines)}`);
+      });
+      // Searching the whole PDF finds each name as typed.
+      const whole = execFileSync('pdftotext', [pdf!.file, '-'], { encoding: 'utf8' });
+      for (const name of ['Rüth', 'Ruth', 'Łukasz', 'Wiśniewski-Müller', 'Anne-Marie', 'Lefèvre-Dubois']) assert.ok(whole.includes(name), name);
     });
 
     it('answers 404 "Guest not found." for a guest of another event and for no id at all', async () => {
@@ -222,6 +245,36 @@ describe('badges', () => {
     });
   });
 
+  describe('at most 500 badges a PDF', () => {
+    it('answers 400 naming the cap for a larger selection, prints a part with limit, and records nothing refused', async () => {
+      const crowdEvent = await createEvent(server, groupId, { name: 'Crowd night' });
+      const crowd = await seedRegistrationType(server, crowdEvent, 'Crowd');
+      await seedGuests(server, crowdEvent, crowd, Array.from({ length: MAX_BADGES_PER_PDF + 1 }, (_, i) => ({ first_name: `Guest${i}`, last_name: 'Crowd', barcode: `BC-CROWD-${i}` })));
+      const printed = async () => (await server.get(`/events/${crowdEvent}/badge_prints`)).body.count;
+      const cases: [string, unknown][] = [
+        [`?registration_type=${crowd}`, { registration_type: [BADGE_MSG.selectionTooLarge(MAX_BADGES_PER_PDF + 1)] }],
+        ['?not_printed=true', { not_printed: [BADGE_MSG.selectionTooLarge(MAX_BADGES_PER_PDF + 1)] }],
+        [`?registration_type=${crowd}&limit=0`, { limit: [BADGE_MSG.invalidLimit] }],
+        [`?registration_type=${crowd}&limit=${MAX_BADGES_PER_PDF + 1}`, { limit: [BADGE_MSG.invalidLimit] }],
+      ];
+      for (const [query, body] of cases) {
+        const res = await fetchPdf(`/events/${crowdEvent}/badges.pdf${query}`);
+        assert.equal(res.status, 400, query);
+        assert.deepEqual(res.body, body, query);
+      }
+      assert.match(BADGE_MSG.selectionTooLarge(5009), /5,009 guests; one PDF holds at most 500 badges/);
+      assert.equal(await printed(), 0);
+      // Printed a part at a time: each run of not_printed takes the next ones.
+      const first = await fetchPdf(`/events/${crowdEvent}/badges.pdf?not_printed=true&limit=3`);
+      assert.equal(first.pdf!.pages(), 3);
+      assert.ok(first.pdf!.text(1).includes('Guest0'));
+      const next = await fetchPdf(`/events/${crowdEvent}/badges.pdf?not_printed=true&limit=2`);
+      assert.equal(next.pdf!.pages(), 2);
+      assert.ok(next.pdf!.text(1).includes('Guest3'));
+      assert.equal(await printed(), 5);
+    });
+  });
+
   describe('scope and roles', () => {
     it('answers 404 for an event of another organiser, whatever the route', async () => {
       const { a } = await twoOrganisers(server);
@@ -284,5 +337,116 @@ describe('badges', () => {
         await laptop.stop();
       }
     });
+  });
+});
+
+describe('badges drawn by the worker: bounds and faults', () => {
+  let server: TestServer;
+  let eventId: number;
+  let groupId: number;
+  let ids: Record<string, number>;
+  const faults = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-badge-faults-'));
+  const release = path.join(faults, 'release');
+
+  before(async () => {
+    process.env.DOORLIST_TEST_BADGE_FAULTS = faults;
+    server = await TestServer.start({}, { badgeWorkerFile: path.resolve(__dirname, '../helpers/badge-worker-faults.ts') });
+    groupId = await createGroup(server);
+    eventId = await createEvent(server, groupId);
+    const typeId = await seedRegistrationType(server, eventId, 'Speaker');
+    const [ada, grace, crash, flaky, hold] = await seedGuests(server, eventId, typeId, [
+      { first_name: 'Ada', last_name: 'Lovelace', barcode: 'BC-W-ADA' },
+      { first_name: 'Grace', last_name: 'Hopper', barcode: 'BC-W-GRACE' },
+      { first_name: 'Crash', last_name: 'Always', barcode: 'BC-W-CRASH' },
+      { first_name: 'Flaky', last_name: 'Once', barcode: 'BC-W-FLAKY' },
+      { first_name: 'Hold', last_name: 'Until Released', barcode: 'BC-W-HOLD' },
+    ]);
+    ids = { ada, grace, crash, flaky, hold };
+  });
+  after(async () => {
+    fs.writeFileSync(release, '');
+    await server.stop();
+    fs.rmSync(faults, { recursive: true, force: true });
+  });
+
+  const printsOf = async (guestId: number) => (await server.get(`/events/${eventId}/badge_prints?guest_id=${guestId}`)).body.count as number;
+
+  /** Requests started at once; `settled` resolves once `count` of them have answered. */
+  function started<T>(requests: Promise<T>[]) {
+    const answered: T[] = [];
+    const waiters: { count: number; resolve: () => void }[] = [];
+    for (const request of requests) {
+      void request.then((answer) => {
+        answered.push(answer);
+        for (const w of waiters) if (answered.length >= w.count) w.resolve();
+      });
+    }
+    return { answered, settled: (count: number) => new Promise<void>((resolve) => (answered.length >= count ? resolve() : waiters.push({ count, resolve }))), all: Promise.all(requests) };
+  }
+
+  it('a worker that stops on a badge answers 422 (no 5xx), records nothing, and the next badge prints', async () => {
+    const res = await fetchPdfOf(server, `/events/${eventId}/guests/${ids.crash}/badge.pdf`);
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, { detail: BADGE_MSG.notDrawn });
+    assert.equal(await printsOf(ids.crash), 0);
+    const next = await fetchPdfOf(server, `/events/${eventId}/guests/${ids.ada}/badge.pdf`);
+    assert.equal(next.status, 200);
+    assert.ok(next.pdf!.text(1).includes('Lovelace'));
+    assert.equal(await printsOf(ids.ada), 1);
+  });
+
+  it('a worker that stops once is started again: the badge prints and is recorded once', async () => {
+    const res = await fetchPdfOf(server, `/events/${eventId}/badges.pdf?guest_ids=${ids.flaky},${ids.grace}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.pdf!.pages(), 2);
+    assert.ok(res.pdf!.text(1).includes('Flaky') && res.pdf!.text(2).includes('Hopper'));
+    assert.equal(fs.existsSync(path.join(faults, 'flaky-done')), true, 'the first worker did stop');
+    assert.equal(await printsOf(ids.flaky), 1);
+  });
+
+  it('answers 429 with Retry-After to one key past its bounds (2 drawing, 6 waiting); the others all print, each recorded once', async () => {
+    fs.rmSync(release, { force: true });
+    const key = await createRoleKey(server, groupId, 'door', 'Busy door');
+    const before = { hold: await printsOf(ids.hold), ada: await printsOf(ids.ada), grace: await printsOf(ids.grace) };
+    // Each PDF is the held guest and another, so the answers show that no two sheets mixed.
+    const others = Array.from({ length: 9 }, (_, i) => (i % 2 === 0 ? ids.ada : ids.grace));
+    const requests = started(others.map((other) => fetchPdfOf(server, `/events/${eventId}/badges.pdf`, { token: key, body: { guest_ids: [ids.hold, other] } })));
+    await requests.settled(1);
+    const [refused] = requests.answered;
+    assert.equal(refused.status, 429);
+    assert.deepEqual(refused.body, { detail: BADGE_MSG.busyCaller(2, 6) });
+    assert.equal(refused.headers.get('retry-after'), '2');
+    fs.writeFileSync(release, '');
+    const answers = await requests.all;
+    const printed = answers.filter((a) => a.status === 200);
+    assert.equal(printed.length, 8);
+    assert.equal(answers.filter((a) => a.status !== 200).length, 1);
+    for (const answer of printed) {
+      assert.equal(answer.pdf!.pages(), 2);
+      assert.ok(answer.pdf!.text(1).includes('Until Released'));
+      assert.ok(/Lovelace|Hopper/.test(answer.pdf!.text(2)));
+    }
+    const secondPages = printed.map((a) => (a.pdf!.text(2).includes('Lovelace') ? 'ada' : 'grace'));
+    assert.equal(await printsOf(ids.hold), before.hold + 8);
+    assert.equal(await printsOf(ids.ada), before.ada + secondPages.filter((p) => p === 'ada').length);
+    assert.equal(await printsOf(ids.grace), before.grace + secondPages.filter((p) => p === 'grace').length);
+  });
+
+  it('answers 503 with Retry-After past the whole queue (3 drawing, 24 waiting), whoever asks', async () => {
+    fs.rmSync(release, { force: true });
+    // Five doors, six badges each: no door past its own bounds, 30 against the 27 places.
+    const keys = await Promise.all([1, 2, 3, 4, 5].map((i) => createRoleKey(server, groupId, 'door', `Door ${i}`)));
+    const before = await printsOf(ids.hold);
+    const requests = started(keys.flatMap((key) => Array.from({ length: 6 }, () => fetchPdfOf(server, `/events/${eventId}/guests/${ids.hold}/badge.pdf`, { token: key }))));
+    await requests.settled(3);
+    for (const refused of requests.answered) {
+      assert.equal(refused.status, 503);
+      assert.deepEqual(refused.body, { detail: BADGE_MSG.busyAll(3, 24) });
+      assert.equal(refused.headers.get('retry-after'), '2');
+    }
+    fs.writeFileSync(release, '');
+    const answers = await requests.all;
+    assert.deepEqual(answers.map((a) => a.status).sort(), [...Array<number>(27).fill(200), ...Array<number>(3).fill(503)]);
+    assert.equal(await printsOf(ids.hold), before + 27);
   });
 });

@@ -6,7 +6,7 @@ import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
 import { countCheckins, createSession, guestState, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
 import { listCheckins } from '../../db/repositories/checkins';
-import { recordScans, type ScanRequest } from '../../db/repositories/scans';
+import { recordScans, type ScanRequest } from '../../server/services/scans';
 import { writeTransaction } from '../../db/write-transaction';
 import { TEST_PG } from '../helpers/database';
 
@@ -340,6 +340,10 @@ describe('check-ins', () => {
           [{ barcode: 'A', uid: '' }, { uid: [MSG.blank] }],
           [{ barcode: 'A', scanned_at: '01/12/2026 18:00' }, { scanned_at: [MSG.datetimeFormat] }],
           [{ barcode: 'A', scanned_at: '2026-02-30T18:00' }, { scanned_at: [MSG.datetimeFormat] }],
+          [{ barcode: 'A', scanned_at: '9999-12-31T23:59' }, { scanned_at: [MSG.scanTimeOutOfRange] }],
+          [{ barcode: 'A', scanned_at: '1999-12-31T23:59' }, { scanned_at: [MSG.scanTimeOutOfRange] }],
+          [{ barcode: 'A', uid: 'two words' }, { uid: [MSG.scanUidInvalid] }],
+          [{ barcode: 'A', uid: 'ctl\u0001' }, { uid: [MSG.scanUidInvalid] }],
           [{ barcode: '   ' }, { barcode: [MSG.blank] }],
           [{ barcode: true }, { barcode: [MSG.invalidString] }],
           [{ nfc_tag: ['04:A2'] }, { nfc_tag: [MSG.invalidString] }],
@@ -459,6 +463,63 @@ describe('check-ins', () => {
         const full = await scan(server, eventId, { barcode: guests[2].barcode, session_id: sessionId });
         assert.equal(full.status, 400);
         assert.deepEqual(full.body, { details: MSG.sessionFull, status: 'session_full', guest: guests[2].summary });
+      });
+    });
+
+    describe('session capacity without access control', () => {
+      it('admits capacity plus overbook guests, then 400 session_full with the guest; one admitted keeps their seat after leaving', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'Small room', capacity: 2, overbook_capacity: 1 });
+        const guests = [];
+        for (let i = 0; i < 5; i++) guests.push(await newGuest());
+        for (const g of guests.slice(0, 3)) {
+          const res = await scan(server, eventId, { barcode: g.barcode, session_id: sessionId });
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+        }
+        for (const g of guests.slice(3)) {
+          const full = await scan(server, eventId, { barcode: g.barcode, session_id: sessionId, station: 'Room door' });
+          assert.equal(full.status, 400);
+          assert.deepEqual(full.body, { details: MSG.sessionFull, status: 'session_full', guest: g.summary });
+        }
+        assert.deepEqual(await server.db('session_registrations').where({ session_id: sessionId }).pluck('guest_id'), [], 'an open session registers nobody');
+        // A guest let out and back in keeps the seat; the session is still full for a new one.
+        assert.equal((await scan(server, eventId, { barcode: guests[0].barcode, session_id: sessionId, direction: 'out' })).status, 201);
+        assert.equal((await scan(server, eventId, { barcode: guests[0].barcode, session_id: sessionId })).status, 201);
+        assert.equal((await scan(server, eventId, { barcode: guests[3].barcode, session_id: sessionId })).body.status, 'session_full');
+        // The event's own door does not count against the session.
+        assert.equal((await scan(server, eventId, { barcode: guests[3].barcode })).status, 201);
+        const stats = await server.get(`/events/${eventId}/stats`);
+        const figures = stats.body.sessions.find((s: { id: number }) => s.id === sessionId);
+        assert.equal(figures.checked_in, 3);
+      });
+
+      it('frees a seat when an admission is undone', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'One seat', capacity: 1 });
+        const [first, second] = [await newGuest(), await newGuest()];
+        const admitted = await scan(server, eventId, { barcode: first.barcode, session_id: sessionId });
+        assert.equal(admitted.status, 201);
+        assert.equal((await scan(server, eventId, { barcode: second.barcode, session_id: sessionId })).body.status, 'session_full');
+        assert.equal((await server.delete(`/events/${eventId}/checkins/${admitted.body.id}`)).status, 204);
+        assert.equal((await scan(server, eventId, { barcode: second.barcode, session_id: sessionId })).status, 201);
+        assert.equal((await scan(server, eventId, { barcode: first.barcode, session_id: sessionId })).body.status, 'session_full');
+      });
+
+      it('answers not_checked_in, not session_full, to a check-out at a full session', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'No seats', capacity: 0 });
+        const guest = await newGuest();
+        assert.equal((await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId })).body.status, 'session_full');
+        assert.equal((await scan(server, eventId, { barcode: guest.barcode, session_id: sessionId, direction: 'out' })).body.status, 'not_checked_in');
+      });
+
+      it('admits exactly capacity plus overbook of concurrent scans for the last seats, the rest session_full', async () => {
+        const sessionId = await createSession(server, eventId, { name: 'Open last seats', capacity: 5, overbook_capacity: 2 });
+        const guests = [];
+        for (let i = 0; i < 30; i++) guests.push(await newGuest());
+        assert.equal((await scan(server, eventId, { barcode: guests[0].barcode, session_id: sessionId })).status, 201);
+        const replies = await Promise.all(guests.slice(1).map((g, i) => scan(server, eventId, { barcode: g.barcode, session_id: sessionId, uid: `open-seat-${i}` })));
+        assert.equal(replies.filter((r) => r.status === 201).length, 6);
+        assert.ok(replies.filter((r) => r.status !== 201).every((r) => r.status === 400 && r.body.status === 'session_full'), JSON.stringify(replies.map((r) => r.body.status)));
+        const [{ n }] = await server.db('checkins').where({ session_id: sessionId, direction: 'in' }).whereNull('undone_at').countDistinct({ n: 'guest_id' });
+        assert.equal(Number(n), 7);
       });
     });
 

@@ -44,6 +44,15 @@ describe('POST /events/import checks every record with the API rules', () => {
     ['a discount of 1e300', 'promotion_codes', (r) => ({ ...r, discount_type: 'flat', discount_amount: 1e300 }), `a promotion_codes record is invalid (discount_amount: Ensure this value is less than or equal to ${MAX_DISCOUNT_AMOUNT}.)`],
     ['a percent discount over 100', 'promotion_codes', (r) => ({ ...r, discount_type: 'percent', discount_amount: 150 }), `a promotion_codes record is invalid (discount_amount: ${MSG.percentOver100})`],
     ['a session that ends before it starts', 'sessions', (r) => ({ ...r, ends: '2000-01-01T00:00:00' }), `a sessions record is invalid (starts: ${MSG.sessionDatesOrder})`],
+    ['a day that does not exist', 'events', (r) => ({ ...r, starts: '2026-02-30T10:00' }), `its event record is invalid (starts: ${MSG.datetimeFormat})`],
+    ['a modified stamp on a day that does not exist', 'guests', (r) => ({ ...r, modified: '2026-02-30T10:00:00.000Z' }), 'a guests record is invalid (modified: Not a real time.)'],
+    ['a scan on a day that does not exist', 'checkins', (r) => ({ ...r, scanned_at: '2026-02-30T10:00:00.000Z' }), 'a checkins record is invalid (scanned_at: Not a real time.)'],
+    ['a scan in the year 9999', 'checkins', (r) => ({ ...r, scanned_at: '9999-12-31T10:00:00.000Z' }), `a checkins record is invalid (scanned_at: ${MSG.scanTimeOutOfRange})`],
+    ['a scan uid of control characters', 'checkins', (r) => ({ ...r, uid: '\u0001\u0002' }), `a checkins record is invalid (uid: ${MSG.scanUidInvalid})`],
+    ['a scan uid with a space', 'checkins', (r) => ({ ...r, uid: 'a scan' }), `a checkins record is invalid (uid: ${MSG.scanUidInvalid})`],
+    ['a guest uid that is not a UUID', 'guests', (r) => ({ ...r, uid: 'guest one' }), `a guests record is invalid (uid: ${MSG.uuidInvalid})`],
+    ['a parent named by something else than a UUID', 'guests', (r) => ({ ...r, registration_type_uid: ' ' }), `a guests record is invalid (registration_type_uid: ${MSG.uuidInvalid})`],
+    ['an event uid that is not a UUID', 'events', (r) => ({ ...r, uid: 'x' }), `its event record is invalid (uid: ${MSG.uuidInvalid})`],
     ['a negative capacity', 'sessions', (r) => ({ ...r, capacity: -5 }), 'a sessions record is invalid (capacity: Ensure this value is greater than or equal to 0.)'],
   ];
   for (const [what, table, change, reason] of refusals) {

@@ -554,6 +554,35 @@ describe('guests', () => {
       assert.deepEqual(await found('zoé hans'), []);
     });
 
+    it('search= spells letters of their own plainly (ø o, æ ae, œ oe, ß ss, ł l, đ d, þ th, ı i), either case, through POST, PUT and CSV', async () => {
+      const { event, type } = await newEvent('Own Letters Co');
+      const add = async (fields: Record<string, unknown>) => (await server.post(`/events/${event}/guests`, { registration_type: type, email: '', ...fields })).body.id as number;
+      const soren = await add({ first_name: 'Søren', last_name: 'Kierkegaard' });
+      const lukasz = await add({ first_name: 'Łukasz', last_name: 'García' });
+      const odegard = await add({ first_name: 'ANNE', last_name: 'ØDEGÅRD', company: 'Æsir Œuvre' });
+      const walesa = await add({ first_name: 'Lech', last_name: 'Wałęsa', email: 'lech@straße.example' });
+      const others = await add({ first_name: 'Đorđe', last_name: 'Þórsson', company: 'Işık STRAẞE' });
+      const found = async (q: string) => (await server.get(`/events/${event}/guests?search=${encodeURIComponent(q)}`)).body.results.map((g: { id: number }) => g.id);
+      assert.deepEqual(await found('soren'), [soren]);
+      assert.deepEqual(await found('SØREN'), [soren]);
+      assert.deepEqual(await found('lukasz garcia'), [lukasz]);
+      assert.deepEqual(await found('odegard'), [odegard]);
+      assert.deepEqual(await found('aesir oeuvre'), [odegard]);
+      assert.deepEqual(await found('walesa'), [walesa]);
+      assert.deepEqual(await found('strasse'), [walesa, others]);
+      assert.deepEqual(await found('dorde thorsson isik'), [others]);
+      assert.deepEqual(await found('sorensen'), []);
+      // A changed name is filed again, spelled plainly.
+      await server.put(`/events/${event}/guests/${soren}`, { last_name: 'Møller' });
+      assert.deepEqual(await found('soren moller'), [soren]);
+      assert.deepEqual(await found('kierkegaard'), []);
+      // The bulk path (CSV import) files the same terms as POST.
+      const csv = 'First Name,Last Name,Email,Registration Type\nBjørn,Dæhlie,,General\n';
+      const imported = await server.request('POST', `/events/${event}/guests.csv`, { rawBody: csv, headers: { 'content-type': 'text/csv' } });
+      assert.ok(imported.status < 300, JSON.stringify(imported.body));
+      assert.equal((await found('bjorn daehlie')).length, 1);
+    });
+
     it('answers 404 for an unknown event', async () => {
       assert.equal((await server.get('/events/999999/guests')).status, 404);
     });

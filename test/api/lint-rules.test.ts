@@ -42,9 +42,21 @@ const probes: Probe[] = [
     to: 'db/knex.ts',
   },
   {
+    rule: 'services-below-http',
+    files: { [`server/services/${TAG}.ts`]: "import { HttpError } from '../http/errors';\nexport const probe = HttpError;\n" },
+    from: `server/services/${TAG}.ts`,
+    to: 'server/http/errors.ts',
+  },
+  {
     rule: 'db-knows-no-http',
     files: { [`db/${TAG}.ts`]: "import { HttpError } from '../server/http/errors';\nexport const probe = HttpError;\n" },
     from: `db/${TAG}.ts`,
+    to: 'server/http/errors.ts',
+  },
+  {
+    rule: 'services-below-http',
+    files: { [`server/services/${TAG}.ts`]: "import { HttpError } from '../http/errors';\nexport const probe = HttpError;\n" },
+    from: `server/services/${TAG}.ts`,
     to: 'server/http/errors.ts',
   },
   {

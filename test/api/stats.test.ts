@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
-import { createEvent, createGroup, twoOrganisers } from '../helpers/fixtures';
+import { createEvent, createGroup, createRoleKey, twoOrganisers } from '../helpers/fixtures';
+import { MAX_STATIONS_PER_CALLER } from '../../server/services/station-heartbeats';
 import { createSession, scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
 
@@ -152,7 +153,7 @@ describe('GET /events/:event_id/stats', () => {
       const regular = await seedRegistrationType(server, eventId, 'Regular');
       const [v1] = await seedGuests(server, eventId, vip, [{ barcode: 'V1', first_name: 'Vera', last_name: 'Ito' }, { barcode: 'V2' }, { barcode: 'V3', objstatus: 2 }]);
       const [r1] = await seedGuests(server, eventId, regular, [{ barcode: 'R1', first_name: 'Rui', last_name: 'Sá' }, { barcode: 'R2' }]);
-      // South scanned ten minutes ago and was not heard from since: offline.
+      // South scanned ten minutes ago and never sent a heartbeat: it left, listed last.
       await accepted(eventId, { barcode: 'R2', station: 'South', scanned_at: apiNow(-10 * 60_000) });
       await accepted(eventId, { barcode: 'V1', station: 'North' });
       await accepted(eventId, { barcode: 'R1', station: 'North' });
@@ -177,12 +178,12 @@ describe('GET /events/:event_id/stats', () => {
       });
       const seen = (s: { last_seen_at: string | null; last_scan_at: string | null }) => ({ ...s, last_seen_at: s.last_seen_at !== null, last_scan_at: s.last_scan_at !== null });
       assert.deepEqual(stations.map(seen), [
-        { station: 'South', health: 'offline', last_scan_at: true, last_seen_at: true, queued: 0, scans_recent: 0 },
         { station: 'Gate', health: 'queued', last_scan_at: false, last_seen_at: true, queued: 2, scans_recent: 0 },
         { station: 'Idle', health: 'online', last_scan_at: false, last_seen_at: true, queued: 0, scans_recent: 0 },
         { station: 'North', health: 'online', last_scan_at: true, last_seen_at: true, queued: 0, scans_recent: 2 },
+        { station: 'South', health: 'left', last_scan_at: true, last_seen_at: true, queued: 0, scans_recent: 0 },
       ]);
-      assert.ok(stations[0].last_scan_at <= apiNow(-9 * 60_000));
+      assert.ok(stations[3].last_scan_at <= apiNow(-9 * 60_000));
       assert.deepEqual(
         latest.map((c: Record<string, unknown>) => [c.guest_id, c.first_name, c.last_name, c.registration_type, c.direction, c.session_id, c.station]),
         [
@@ -218,6 +219,40 @@ describe('GET /events/:event_id/stats', () => {
       assert.deepEqual(await bad(`?station=${'x'.repeat(129)}`), { station: [MSG.invalidStation] });
       assert.deepEqual(await bad('?supervisor=maybe'), { supervisor: [MSG.invalidBoolean] });
       assert.deepEqual((await server.get(`/events/${eventId}/stats?supervisor=true`)).body.supervisor.stations, []);
+    });
+
+    it("shows a renamed station's scans under its new name, once, and lets no other caller rename it", async () => {
+      const groupId = await createGroup(server);
+      const eventId = await createEvent(server, groupId);
+      const type = await seedRegistrationType(server, eventId);
+      await seedGuests(server, eventId, type, [{ barcode: 'N1' }, { barcode: 'N2' }]);
+      const door = await createRoleKey(server, groupId, 'door', 'door phone');
+      const other = await createRoleKey(server, groupId, 'door', 'another phone');
+      assert.equal((await server.get(`/events/${eventId}/stats?station=Door%20A`, { token: door })).status, 200);
+      await accepted(eventId, { barcode: 'N1', station: 'Door A' });
+      assert.equal((await server.get(`/events/${eventId}/stats?station=Main`, { token: other })).status, 200);
+      // Another caller cannot fold Door A into its own station.
+      assert.equal((await server.get(`/events/${eventId}/stats?station=Main&previous_station=Door%20A`, { token: other })).status, 200);
+      assert.equal((await server.get(`/events/${eventId}/stats?station=Front&previous_station=Door%20A`, { token: door })).status, 200);
+      await accepted(eventId, { barcode: 'N2', station: 'Front' });
+      const { stations } = (await server.get(`/events/${eventId}/stats?supervisor=true`)).body.supervisor;
+      assert.deepEqual(
+        stations.map((s: { station: string; health: string; scans_recent: number }) => [s.station, s.health, s.scans_recent]),
+        [
+          ['Front', 'online', 2],
+          ['Main', 'online', 0],
+        ],
+      );
+    });
+
+    it('keeps at most a bounded number of stations of one caller, however many names it invents', async () => {
+      const groupId = await createGroup(server);
+      const eventId = await createEvent(server, groupId);
+      const door = await createRoleKey(server, groupId, 'door', 'inventive phone');
+      for (let i = 0; i < MAX_STATIONS_PER_CALLER + 10; i++) assert.equal((await server.get(`/events/${eventId}/stats?station=Ghost%20${i}`, { token: door })).status, 200);
+      const { stations } = (await server.get(`/events/${eventId}/stats?supervisor=true`)).body.supervisor;
+      assert.equal(stations.length, MAX_STATIONS_PER_CALLER);
+      assert.ok(stations.some((s: { station: string }) => s.station === `Ghost ${MAX_STATIONS_PER_CALLER + 9}`));
     });
 
     it('takes no heartbeat for an event out of scope', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
+import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { FINDINGS_KEPT } from '../../core/sync-limits';
@@ -33,6 +34,24 @@ function servePulls(file: Buffer, cursor = new Date().toISOString()) {
     res.end(file);
     return true;
   };
+}
+
+/**
+ * Answers with `body` a few bytes at a time (a trickle far under any minimum rate), never
+ * ending on its own; `closed` resolves when the follower lets the connection go.
+ */
+function trickle(res: http.ServerResponse, body: Buffer, headers: http.OutgoingHttpHeaders) {
+  res.writeHead(200, headers);
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent < body.length) res.write(body.subarray(sent, sent + 10));
+    sent += 10;
+  }, 200);
+  const closed = new Promise<void>((resolve) => res.once('close', () => {
+    clearInterval(timer);
+    resolve();
+  }));
+  return { closed };
 }
 
 /** Everything of one event on the laptop, row by row, for "nothing changed" comparisons. */
@@ -187,25 +206,72 @@ describe('A followed upstream that turns hostile', () => {
     await recovers();
   });
 
+  it('shows an upstream that trickles its answer as offline within 10 s, abandons that cycle and recovers', async () => {
+    let letGo = 0;
+    proxy.override = (req, res) => {
+      if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+      void trickle(res, writeFile(honest.header, honest.records), { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() }).closed.then(() => letGo++);
+      return proxy.hold(res);
+    };
+    const s = await waitFor('offline', (x) => x.state === 'offline' && x.error === MSG.syncTooSlow(4096), 10_000);
+    assert.equal(s.error, MSG.syncTooSlow(4096));
+    // The trickling answer was let go: the cycle was abandoned, not left waiting.
+    await eventually('the trickle let go', async () => (letGo > 0 ? true : undefined));
+    await recovers();
+  });
+
+  it('stops an endless pull at what its header declares, having taken a few MB at most', async () => {
+    let sent = 0;
+    proxy.override = (req, res) => {
+      if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() });
+      const gzip = zlib.createGzip({ level: 1 });
+      gzip.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        if (!res.write(chunk)) gzip.pause();
+      });
+      res.on('drain', () => gzip.resume());
+      res.on('close', () => gzip.destroy());
+      const line = (r: unknown) => JSON.stringify(r) + '\n';
+      const guest = honest.records.find((r) => r.table === 'guests')!;
+      const more = () => {
+        if (gzip.destroyed) return;
+        let chunk = '';
+        for (let i = 0; i < 200; i++) chunk += line({ table: 'guests', record: { ...guest.record, uid: randomUUID(), notes: randomUUID().repeat(20) } });
+        if (gzip.write(chunk)) setImmediate(more);
+        else gzip.once('drain', more);
+      };
+      gzip.write(line(honest.header));
+      more();
+      return true;
+    };
+    const s = await waitFor('the refusal', (x) => x.state === 'error');
+    assert.equal(s.error, MSG.syncNotDoorlist);
+    proxy.override = undefined;
+    assert.ok(sent < 16 * 1024 * 1024, `the pull stopped at its bound (${sent} bytes sent)`);
+    await recovers();
+  });
+
   it('keeps at most FINDINGS_KEPT conflicts however many a push answer claims, and keeps syncing', async () => {
     proxy.override = (req, res) => {
-      if (req.method !== 'POST' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+      // Only the large push (the import below): its answer may be as large as its records allow.
+      if (req.method !== 'POST' || !SYNC_CHANGES.test(req.url ?? '') || Number(req.headers['content-length']) < 5000) return false;
       req.resume();
-      const conflicts = Array.from({ length: 5000 }, () => ({ table: 'guests', uid: randomUUID(), kind: 'barcode', value: 'x'.repeat(1000), resolution: 'r' }));
+      const conflicts = Array.from({ length: 1500 }, () => ({ table: 'guests', uid: randomUUID(), kind: 'barcode', value: 'x'.repeat(100), resolution: 'r' }));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ conflicts, double_admissions: [] }));
       return true;
     };
-    const scan = await laptop.post(`/events/${followed}/checkins`, { barcode: 'Followed gala-Ada', station: 'side door' });
-    assert.equal(scan.status, 201, JSON.stringify(scan.body));
-    const s = await waitFor('the push', (x) => x.pending === 0 && x.conflicts.length >= FINDINGS_KEPT);
+    const csv = ['First Name,Last Name,E-mail,Barcode,Registration Type', ...Array.from({ length: 300 }, (_, i) => `Pushed${i},Guest,p${i}@x.test,PUSHED-${i},Entry`), ''].join('\r\n');
+    const imported = await laptop.request('POST', `/events/${followed}/guests.csv`, { rawBody: csv, headers: { 'content-type': 'text/csv' } });
+    assert.equal(imported.status, 201, JSON.stringify(imported.body));
+    const s = await waitFor('the push', (x) => x.pending === 0 && x.conflicts_count >= FINDINGS_KEPT);
     assert.equal(s.state, 'ok');
-    assert.equal(s.conflicts.length, FINDINGS_KEPT);
-    assert.ok(s.conflicts.every((c: any) => c.value === null || c.value.length <= 255));
+    assert.equal(s.conflicts_count, FINDINGS_KEPT);
     await recovers();
   });
 
-  it('refuses a push answer larger than a JSON answer may be', async () => {
+  it('refuses a 40 MB answer to the push of one scan: an answer is bounded by what was pushed', async () => {
     proxy.override = (req, res) => {
       if (req.method !== 'POST' || !SYNC_CHANGES.test(req.url ?? '')) return false;
       req.resume();
@@ -224,7 +290,7 @@ describe('A followed upstream that turns hostile', () => {
     const scan = await laptop.post(`/events/${followed}/checkins`, { barcode: 'Followed gala-Bob', station: 'side door' });
     assert.equal(scan.status, 201, JSON.stringify(scan.body));
     const s = await waitFor('the refusal', (x) => x.state === 'error');
-    assert.equal(s.error, MSG.syncAnswerTooLarge(32));
+    assert.equal(s.error, MSG.syncPushAnswerTooLarge);
     assert.equal(s.pending, 1);
     await recovers();
     await waitFor('the scan upstream', (x) => x.pending === 0);
@@ -258,9 +324,11 @@ describe('Conflicts past SQLite\'s 500 terms: the same CSV imported on both side
       }
       proxy.override = undefined;
 
-      const s = await eventually('the merge both ways', async () => ((x) => (x.state === 'ok' && x.pending === 0 && x.conflicts.length >= 600 ? x : undefined))(await status()), 30_000);
+      const s = await eventually('the merge both ways', async () => ((x) => (x.state === 'ok' && x.pending === 0 && x.conflicts_count >= 600 ? x : undefined))(await status()), 30_000);
       assert.equal(s.error, null);
-      assert.ok(s.conflicts.every((c: any) => c.kind === 'barcode'));
+      const all = await laptop.get(`/events/${eventId}/sync/conflicts?page_size=1000`);
+      assert.equal(all.body.count, s.conflicts_count);
+      assert.ok(all.body.results.every((c: any) => c.kind === 'barcode'));
       // Still in step: a scan upstream arrives here.
       const scan = await central.post(`/events/${upstream.eventId}/checkins`, { barcode: 'Outage gala-Ada', station: 'central' });
       assert.equal(scan.status, 201, JSON.stringify(scan.body));
@@ -302,6 +370,58 @@ describe('Who may follow', () => {
       assert.deepEqual([unfollow.status, unfollow.body], [403, { detail: MSG.roleNotAllowed }]);
     }
     assert.deepEqual((await laptop.get('/sync')).body.results, []);
+  });
+
+  it('POST /sync against an upstream that trickles its event answers 400 naming the cause, and stores nothing', async () => {
+    const proxy = await UpstreamProxy.start(central.baseUrl);
+    try {
+      const file = await download(central, upstream.eventId);
+      proxy.override = (req, res) => {
+        if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+        trickle(res, file, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() });
+        return proxy.hold(res);
+      };
+      const res = await laptop.post('/sync', { url: proxy.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.deepEqual([res.status, res.body], [400, { url: [MSG.syncTooSlow(4096)] }]);
+      assert.deepEqual((await laptop.get('/sync')).body.results, []);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('POST /sync/preview past the deadline (DOORLIST_SYNC_DEADLINE_S) answers 400 naming it, and a cycle past it is abandoned as offline', async () => {
+    const patient = await TestServer.start({ syncDeadlineSeconds: 2, syncMinRate: 1 });
+    const proxy = await UpstreamProxy.start(central.baseUrl);
+    try {
+      proxy.override = (_req, res) => {
+        trickle(res, Buffer.from(`{"results": [${' '.repeat(100_000)}`), { 'content-type': 'application/json' });
+        return proxy.hold(res);
+      };
+      const res = await patient.post('/sync/preview', { url: proxy.baseUrl, key: upstream.key });
+      assert.deepEqual([res.status, res.body], [400, { url: [MSG.syncTooLong(2)] }]);
+
+      // A follow's cycle past the deadline is abandoned: offline, its answer let go, then back to ok.
+      proxy.override = undefined;
+      const followed = await patient.post('/sync', { url: proxy.baseUrl, key: upstream.key, event_id: upstream.eventId });
+      assert.equal(followed.status, 201, JSON.stringify(followed.body));
+      const status = async () => (await patient.get(`/events/${followed.body.event_id}/sync`)).body;
+      await eventually('a first cycle', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()));
+      const file = await download(central, upstream.eventId);
+      let letGo = 0;
+      proxy.override = (req, res) => {
+        if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
+        void trickle(res, file, { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() }).closed.then(() => letGo++);
+        return proxy.hold(res);
+      };
+      const s = await eventually('offline', async () => ((x) => (x.state === 'offline' ? x : undefined))(await status()));
+      assert.equal(s.error, MSG.syncTooLong(2));
+      await eventually('the answer let go', async () => (letGo > 0 ? true : undefined));
+      proxy.override = undefined;
+      await eventually('the recovery', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()));
+    } finally {
+      await proxy.close();
+      await patient.stop();
+    }
   });
 
   it("answers 400 in this laptop's words when the upstream answers an error page, garbage or an enormous body, and stores nothing", async () => {

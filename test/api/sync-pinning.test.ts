@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
-import { HttpsFront, makeAuthority, makeCertificate, type TestCertificate } from '../helpers/https-front';
+import { HttpsFront, forgeCertificate, makeAuthority, makeCertificate, type TestCertificate } from '../helpers/https-front';
+import { pemFingerprint } from '../../server/sync/pinned-connection';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
 import { eventually } from '../helpers/eventually';
 
@@ -169,6 +170,112 @@ describe('Following another laptop over HTTPS by its fingerprint', () => {
       // The same authority's new certificate (an address changed) is trusted again by the same pin.
       front.use(await makeCertificate(authority));
       await eventually('the recovery', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()), 40_000);
+    });
+  });
+  describe('A forged certificate that names the pinned authority (its name and key id, the real authority appended)', () => {
+    let forger: HttpsFront;
+    let forged: TestCertificate;
+    let second: { eventId: number };
+    const pin = () => typed(certificate.authorityFingerprint);
+
+    before(async () => {
+      forged = await forgeCertificate(authority);
+      forger = await HttpsFront.start(central.running.app, forged);
+      const groupId = (await central.get(`/events/${upstream.eventId}`)).body.group_id;
+      second = { eventId: await createEvent(central, groupId, { name: 'Second night' }) };
+    });
+    after(async () => {
+      await forger.close();
+    });
+
+    it('shows the real authority in its chain, so only a signature check can tell it', () => {
+      assert.ok(forged.chain.includes(authority.cert.trim()));
+      assert.notEqual(forged.fingerprint, certificate.fingerprint);
+    });
+
+    it('POST /sync/preview answers 400 on fingerprint, and no request (no key) reaches the forger', async () => {
+      const res = await laptop.post('/sync/preview', { url: forger.baseUrl, key: upstream.key, fingerprint: pin() });
+      assert.deepEqual([res.status, res.body], [400, { fingerprint: [MSG.syncCertificateForged] }]);
+      assert.ok(forger.connections > 0, 'the forger was reached');
+      assert.equal(forger.requests, 0);
+      assert.deepEqual(forger.authorizations, []);
+    });
+
+    it('POST /sync answers 400 on fingerprint, stores nothing, and sends the forger nothing', async () => {
+      const res = await laptop.post('/sync', { url: forger.baseUrl, key: upstream.key, event_id: second.eventId, fingerprint: pin() });
+      assert.deepEqual([res.status, res.body], [400, { fingerprint: [MSG.syncCertificateForged] }]);
+      assert.equal(forger.requests, 0);
+      assert.equal((await laptop.db('syncs').count({ n: '*' }).first())?.n, 1, 'only the earlier follow is kept');
+    });
+
+    it('a pin on a certificate passes that exact certificate only: another of the same authority is refused', async () => {
+      const sibling = await makeCertificate(authority);
+      const front = await HttpsFront.start(central.running.app, sibling);
+      try {
+        const res = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint: certificate.fingerprint });
+        assert.deepEqual([res.status, res.body], [400, { fingerprint: [MSG.syncCertificateMismatch(certificate.authorityFingerprint)] }]);
+        assert.equal(front.requests, 0);
+        const exact = await laptop.post('/sync/preview', { url: front.baseUrl, key: upstream.key, fingerprint: sibling.fingerprint });
+        assert.equal(exact.status, 200, JSON.stringify(exact.body));
+      } finally {
+        await front.close();
+      }
+    });
+
+    describe('an existing follow whose upstream turns into the forger', () => {
+      let front: HttpsFront;
+      let eventId: number;
+      const status = async () => (await laptop.get(`/events/${eventId}/sync`)).body;
+
+      before(async () => {
+        front = await HttpsFront.start(central.running.app, certificate);
+        const res = await laptop.post('/sync', { url: front.baseUrl, key: upstream.key, event_id: second.eventId, fingerprint: pin() });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        eventId = res.body.event_id;
+        await eventually('a first cycle', async () => ((x) => (x.state === 'ok' && x.last_push_at ? x : undefined))(await status()));
+      });
+      after(async () => {
+        await front.close();
+      });
+
+      /** Follows the sync through `cycles` more connections of the follower, and answers every state it showed meanwhile. */
+      async function statesOver(cycles: number): Promise<Set<string>> {
+        const seen = new Set<string>();
+        const until = front.connections + cycles;
+        await eventually(`${cycles} more attempts`, async () => {
+          seen.add((await status()).state);
+          return front.connections >= until ? true : undefined;
+        }, 30_000);
+        seen.add((await status()).state);
+        return seen;
+      }
+
+      it('keeps the authority the pin named (checked by signature) with the sync', async () => {
+        const row = await laptop.db('syncs').where({ event_id: eventId }).first();
+        assert.equal(pemFingerprint(row.authority_pem), certificate.authorityFingerprint.replace(/:/g, '').toLowerCase());
+      });
+
+      it('goes to state error and stays there, sending no request and no key', async () => {
+        const requests = front.requests;
+        front.use(forged);
+        const s = await eventually('the error', async () => ((x) => (x.state === 'error' ? x : undefined))(await status()));
+        assert.equal(s.error, MSG.syncCertificateForged);
+        assert.deepEqual([...(await statesOver(3))], ['error']);
+        assert.equal(front.requests, requests, 'nothing was sent to the forged certificate');
+      });
+
+      it('refuses it as well for a sync followed before the authority was kept, and learns it back once the real one answers', async () => {
+        await laptop.db('syncs').where({ event_id: eventId }).update({ authority_pem: null });
+        const requests = front.requests;
+        assert.deepEqual([...(await statesOver(2))], ['error']);
+        assert.equal((await status()).error, MSG.syncCertificateForged);
+        assert.equal(front.requests, requests);
+
+        front.use(certificate);
+        await eventually('the recovery', async () => ((x) => (x.state === 'ok' ? x : undefined))(await status()), 40_000);
+        const row = await eventually('the authority kept again', async () => (await laptop.db('syncs').where({ event_id: eventId }).first())?.authority_pem ?? undefined);
+        assert.equal(pemFingerprint(row), certificate.authorityFingerprint.replace(/:/g, '').toLowerCase());
+      });
     });
   });
 });

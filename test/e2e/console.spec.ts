@@ -109,6 +109,10 @@ test('from an empty database: administrator, event set up on screen, 300-row CSV
   await sessionForm.getByLabel('Name', { exact: true }).fill('Keynote');
   await sessionForm.getByLabel('Starts (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T17:00');
   await sessionForm.getByLabel('Ends (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T16:00');
+  // What capacity and overbooking mean, under the fields: the door admits no more, with access control or without.
+  await expect(sessionForm.getByRole('textbox', { name: 'Capacity', exact: true })).toHaveAccessibleDescription(/The door lets no more in, registered or not/);
+  await expect(sessionForm.getByRole('textbox', { name: 'Overbooking allowed', exact: true })).toHaveAccessibleDescription(/the door stops at capacity plus this/);
+  await console_.screenshot('console-session-form');
   await sessionForm.getByRole('button', { name: 'Create' }).click();
   await expect(console_.fieldError(sessionForm, 'Starts (Europe/Amsterdam)')).toHaveText('Session start date cannot be later than end date.');
   await sessionForm.getByLabel('Ends (Europe/Amsterdam)', { exact: true }).fill('2026-12-10T18:00');

@@ -37,7 +37,7 @@ export class TestServer {
     private readonly database: TestDatabase,
   ) {}
 
-  static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs'> = {}): Promise<TestServer> {
+  static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs' | 'badgeWorkerFile'> = {}): Promise<TestServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
     const database = await createTestDatabase(dir);
     const config = loadConfig({}, [], {

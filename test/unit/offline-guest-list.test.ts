@@ -118,6 +118,22 @@ describe('the station\'s copy of the guest list', () => {
     assert.deepEqual(found('ller'), []);
   });
 
+  it('spells letters of their own plainly, as the server\'s search does (core/fold.ts)', async () => {
+    const copy = await OfflineGuestList.open(4);
+    const people = [
+      guest(1, { first_name: 'Søren', last_name: 'Ødegård' }),
+      guest(2, { first_name: 'Łukasz', last_name: 'García' }),
+      guest(3, { first_name: 'Lech', last_name: 'Wałęsa', company: 'Straße Æsir' }),
+    ];
+    await copy.refresh(fakeApi(people, [], '2026-12-01T18:00:00').api);
+    const found = (q: string) => copy.search(q, 10).results.map((g) => g.id);
+    assert.deepEqual(found('soren'), [1]);
+    assert.deepEqual(found('ODEGARD'), [1]);
+    assert.deepEqual(found('lukasz garcia'), [2]);
+    assert.deepEqual(found('walesa strasse aesir'), [3]);
+    assert.deepEqual(found('søren'), [1]);
+  });
+
   it('asks for the next pages while one is read, yields every page in order, and follows a list that grew or shrank', async () => {
     const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
     /** A list envelope of `total` items, `size` a page, answering page n after (5 - n % 5) ms. */

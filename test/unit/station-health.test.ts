@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ONLINE_WINDOW_MS, StationHeartbeats, stationHealth } from '../../server/services/station-heartbeats';
+import { LEFT_AFTER_MS, MAX_STATIONS_PER_CALLER, ONLINE_WINDOW_MS, StationHeartbeats, stationHealth, stationPresence } from '../../server/services/station-heartbeats';
 
 describe('stationHealth', () => {
   const now = 1_000_000_000;
@@ -13,18 +13,55 @@ describe('stationHealth', () => {
   });
 });
 
+describe('stationPresence', () => {
+  const now = 1_000_000_000;
+  const table: [string, number | undefined, number | undefined, number, string][] = [
+    ['heard by heartbeat just now', now - 1000, now - 1000, 0, 'online'],
+    ['heard just now, holding scans', now - 1000, now - 1000, 2, 'queued'],
+    ['heartbeats stopped a minute ago', now - 60_000, now - 60_000, 0, 'offline'],
+    ['heartbeats stopped past the left window', now - LEFT_AFTER_MS - 1, now - LEFT_AFTER_MS - 1, 0, 'left'],
+    ['scanned just now, never a heartbeat', now - 1000, undefined, 0, 'online'],
+    ['scanned a minute ago, never a heartbeat', now - 60_000, undefined, 0, 'left'],
+    ['never heard at all', undefined, undefined, 0, 'left'],
+  ];
+  for (const [what, seen, beat, queued, expected] of table) {
+    it(`is ${expected} when ${what}`, () => assert.equal(stationPresence(seen, beat, queued, now), expected));
+  }
+});
+
 describe('StationHeartbeats', () => {
-  it('keeps each event\'s stations apart, the latest beat of each, and forgets the longest silent past 500', () => {
+  it("keeps each event's stations apart, the latest beat of each, and forgets the longest silent past the bounds", () => {
     const beats = new StationHeartbeats();
-    beats.beat(1, 'North', 2, 10);
-    beats.beat(1, 'North', 0, 20);
-    beats.beat(2, 'North', 5, 15);
-    assert.deepEqual(beats.of(1).get('North'), { seenAt: 20, queued: 0 });
-    assert.deepEqual(beats.of(2).get('North'), { seenAt: 15, queued: 5 });
+    beats.beat(1, 'North', 2, 'key:1', undefined, 10);
+    beats.beat(1, 'North', 0, 'key:1', undefined, 20);
+    beats.beat(2, 'North', 5, 'key:1', undefined, 15);
+    assert.deepEqual(beats.of(1).get('North'), { seenAt: 20, queued: 0, caller: 'key:1' });
+    assert.deepEqual(beats.of(2).get('North'), { seenAt: 15, queued: 5, caller: 'key:1' });
     assert.equal(beats.of(3).size, 0);
-    for (let i = 0; i < 500; i++) beats.beat(1, `Door ${i}`, 0, 100 + i);
-    assert.equal(beats.of(1).size, 500);
+    // One caller inventing names holds at most its bound of them; others keep theirs.
+    for (let i = 0; i < 100; i++) beats.beat(1, `Ghost ${i}`, 0, 'key:9', undefined, 100 + i);
+    assert.equal([...beats.of(1).values()].filter((b) => b.caller === 'key:9').length, MAX_STATIONS_PER_CALLER);
+    assert.equal(beats.of(1).has('Ghost 99'), true);
+    assert.equal(beats.of(1).has('North'), true);
+    // Many callers: the event's bound holds too.
+    for (let i = 0; i < 300; i++) beats.beat(1, `Door ${i}`, 0, `user:${i}`, undefined, 1000 + i);
+    assert.equal(beats.of(1).size, 200);
     assert.equal(beats.of(1).has('North'), false);
-    assert.equal(beats.of(1).has('Door 499'), true);
+  });
+
+  it("carries a rename to the new name, from the caller that beat under the old one only", () => {
+    const beats = new StationHeartbeats();
+    beats.beat(1, 'Door', 0, 'key:1', undefined, 10);
+    beats.beat(1, 'Main', 0, 'key:2', undefined, 10);
+    beats.beat(1, 'Front', 0, 'key:1', 'Door', 20);
+    assert.equal(beats.of(1).has('Door'), false);
+    assert.equal(beats.currentName(1, 'Door'), 'Front');
+    // Another caller cannot fold a station it does not run into its own.
+    beats.beat(1, 'Mine', 0, 'key:1', 'Main', 30);
+    assert.equal(beats.currentName(1, 'Main'), 'Main');
+    assert.equal(beats.of(1).has('Main'), true);
+    // Renamed twice: the oldest name follows to the newest.
+    beats.beat(1, 'Hall', 0, 'key:1', 'Front', 40);
+    assert.equal(beats.currentName(1, 'Door'), 'Hall');
   });
 });

@@ -39,7 +39,7 @@ function useSyncLine(status: SyncStatus): string {
 export function SyncChip({ status, onDoubles }: { status: SyncStatus; onDoubles: () => void }) {
   const { t } = useTranslation('door');
   const line = useSyncLine(status);
-  const doubles = status.double_admissions.length;
+  const doubles = status.double_admissions_count;
   const explained =
     status.state === 'ok' ? t('sync.okTitle') : status.state === 'offline' ? t('sync.offlineTitle') : t('sync.stoppedTitle', { error: status.error ?? '' });
   // A phone's top bar has room for a word or a count, not the sentence.
@@ -70,7 +70,7 @@ export function SyncChip({ status, onDoubles }: { status: SyncStatus; onDoubles:
   );
 }
 
-/** Every guest let in at two stations that could not see each other: who, where and when, twice. */
+/** The latest guests let in at two stations that could not see each other (who, where and when, twice), and how many more. */
 export function SyncDoublesPanel({ status, timezone, onClose }: { status: SyncStatus; timezone: string; onClose: () => void }) {
   const { t } = useTranslation('door');
   return (
@@ -88,6 +88,11 @@ export function SyncDoublesPanel({ status, timezone, onClose }: { status: SyncSt
           </li>
         ))}
       </ul>
+      {status.double_admissions_count > status.double_admissions.length && (
+        <p className="muted" data-testid="sync-doubles-more">
+          {t('sync.doublesMore', { count: status.double_admissions_count - status.double_admissions.length })}
+        </p>
+      )}
     </Dialog>
   );
 }

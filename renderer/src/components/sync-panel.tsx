@@ -71,7 +71,7 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
       {followed.kind === 'followed' && (
         <>
           <SyncState status={followed.status} />
-          <DoubleAdmissions status={followed.status} timezone={timezone} />
+          <DoubleAdmissions api={api} status={followed.status} timezone={timezone} />
           <button type="button" disabled={busy} onClick={unfollow}>
             {t('unfollow')}
           </button>
@@ -126,16 +126,33 @@ function SyncState({ status }: { status: SyncStatus }) {
   );
 }
 
-function DoubleAdmissions({ status, timezone }: { status: SyncStatus; timezone?: string }) {
+type DoubleAdmission = SyncStatus['double_admissions'][number];
+
+/** The latest double admissions as the status carries them; all of them (one page holds every one kept) on request. */
+function DoubleAdmissions({ api, status, timezone }: { api: Api; status: SyncStatus; timezone?: string }) {
   const { t } = useTranslation('sync');
   const zone = timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (status.double_admissions.length === 0) return null;
+  const [all, setAll] = useState<DoubleAdmission[]>();
+  const showAll = useCallback(async () => {
+    const answer = await api.request<{ results: DoubleAdmission[] }>('GET', `/events/${status.event_id}/sync/double_admissions?page_size=1000`).catch(() => undefined);
+    if (answer?.status === 200) setAll(answer.body.results);
+  }, [api, status.event_id]);
+  if (status.double_admissions_count === 0) return null;
+  const shown = all ?? status.double_admissions;
   return (
     <div className="double-admissions">
-      <h3>{t('doubleAdmissions', { number: status.double_admissions.length })}</h3>
+      <h3>{t('doubleAdmissions', { number: status.double_admissions_count })}</h3>
       <p className="muted">{t('doubleAdmissionsHelp')}</p>
+      {shown.length < status.double_admissions_count && (
+        <p className="muted">
+          {t('doubleAdmissionsLatest', { shown: shown.length, count: status.double_admissions_count })}{' '}
+          <button type="button" className="link" onClick={() => void showAll()}>
+            {t('doubleAdmissionsShowAll')}
+          </button>
+        </p>
+      )}
       <ul>
-        {status.double_admissions.map((d) => (
+        {shown.map((d) => (
           <li key={d.checkins.map((c) => c.uid).join(' ')}>
             <strong>{`${d.first_name ?? ''} ${d.last_name ?? ''}`.trim() || t('unknownGuest')}</strong>
             {': '}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
 import { eventDateTime } from '../event-clock';
-import { BADGE_SIZES, MAX_BADGE_IDS, type BadgeSize } from '../../../core/badges';
+import { BADGE_SIZES, MAX_BADGE_IDS, MAX_BADGES_PER_PDF, type BadgeSize } from '../../../core/badges';
 import { fetchBadge, printInBrowser } from '../door/use-badge-printer';
 import { useList } from './use-list';
 import type { RegistrationTypeRecord } from './wire';
@@ -15,7 +15,8 @@ interface BadgePrintRecord {
   printed_at: string;
 }
 
-type Selection = { registration_type: number } | { not_printed: true } | { guest_ids: number[] };
+// A PDF holds at most MAX_BADGES_PER_PDF: everyone not printed yet comes a part at a time.
+type Selection = { registration_type: number } | { not_printed: true; limit: number } | { guest_ids: number[] };
 
 /** Runs one sheet: the PDF is fetched (and its prints recorded), then the print dialog opens on it. */
 function useSheet(api: Api, eventId: number) {
@@ -96,7 +97,7 @@ export function BadgesSection({ api, eventId }: { api: Api; eventId: number }) {
         </button>
       </div>
       <div className="form-buttons">
-        <button type="button" className="primary" disabled={sheet.state.busy} onClick={() => void sheet.print({ not_printed: true })}>
+        <button type="button" className="primary" disabled={sheet.state.busy} onClick={() => void sheet.print({ not_printed: true, limit: MAX_BADGES_PER_PDF })}>
           {t('console.printPending')}
         </button>
       </div>

@@ -63,7 +63,19 @@ function ErrorText({ message }: { message?: string }) {
   return message ? <span className="field-error">{message}</span> : null;
 }
 
-type FieldProps<T extends FieldValues> = { form: UseFormReturn<T>; name: Path<T>; label: string; required?: boolean };
+/** `hint`: a line under the field that says what it means (its input is described by it). */
+type FieldProps<T extends FieldValues> = { form: UseFormReturn<T>; name: Path<T>; label: string; required?: boolean; hint?: string };
+
+const hintId = (name: string) => `${name}-hint`;
+
+// Inside the field's label, kept out of its name (aria-hidden) and read as its description instead.
+function HintText({ name, hint }: { name: string; hint?: string }) {
+  return hint ? (
+    <span className="field-note" id={hintId(name)} aria-hidden="true">
+      {hint}
+    </span>
+  ) : null;
+}
 
 export function TextField<T extends FieldValues>({ form, name, label, required, type = 'text', multiline, autoFocus }: FieldProps<T> & { type?: string; multiline?: boolean; autoFocus?: boolean }) {
   const error = form.formState.errors[name]?.message as string | undefined;
@@ -80,12 +92,13 @@ export function TextField<T extends FieldValues>({ form, name, label, required, 
   );
 }
 
-export function NumberField<T extends FieldValues>({ form, name, label, required, step }: FieldProps<T> & { step?: string }) {
+export function NumberField<T extends FieldValues>({ form, name, label, required, step, hint }: FieldProps<T> & { step?: string }) {
   const error = form.formState.errors[name]?.message as string | undefined;
   return (
     <label className="field">
       <span className={required ? 'required' : undefined}>{label}</span>
-      <input {...form.register(name, { setValueAs: asNumber })} inputMode="decimal" step={step} aria-invalid={!!error} />
+      <input {...form.register(name, { setValueAs: asNumber })} inputMode="decimal" step={step} aria-invalid={!!error} aria-describedby={hint ? hintId(name) : undefined} />
+      <HintText name={name} hint={hint} />
       <ErrorText message={error} />
     </label>
   );

@@ -17,6 +17,8 @@ export interface FieldSpec {
   options?: { value: string | number; label: string }[];
   numeric?: boolean;
   createOnly?: boolean;
+  /** What the field means, in a line under it (number fields). */
+  hint?: string;
 }
 
 export interface ColumnSpec<T> {
@@ -30,7 +32,7 @@ export function FieldInput({ form, spec }: { form: UseFormReturn<Values>; spec: 
     case 'textarea':
       return <TextField {...common} multiline />;
     case 'number':
-      return <NumberField {...common} />;
+      return <NumberField {...common} hint={spec.hint} />;
     case 'check':
       return <CheckField {...common} />;
     case 'select':

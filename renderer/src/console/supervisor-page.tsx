@@ -56,7 +56,7 @@ function ago(at: string | null, now: string): string {
   return format.format(-Math.floor(seconds / 3600), 'hour');
 }
 
-const HEALTH_ICON: Record<Station['health'], string> = { online: '●', queued: '◐', offline: '✕' };
+const HEALTH_ICON: Record<Station['health'], string> = { online: '●', queued: '◐', offline: '✕', left: '○' };
 
 export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: number; timezone: string }) {
   const { t } = useTranslation('console');
@@ -66,7 +66,10 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
     return <section className="console-section">{failed ? <p className="error" role="alert">{t('offline')}</p> : <p className="muted">…</p>}</section>;
   }
   const expected = stats.checked_in + sup.remaining;
-  const online = sup.stations.filter((s) => s.health !== 'offline').length;
+  // Stations that left are listed apart and never counted as doors, open or offline.
+  const open = sup.stations.filter((s) => s.health !== 'left');
+  const left = sup.stations.filter((s) => s.health === 'left');
+  const online = open.filter((s) => s.health !== 'offline').length;
   const perMinute = sup.scans_recent / sup.recent_minutes;
   const typeName = (id: number) => stats.registration_types.find((rt) => rt.id === id)?.name ?? '';
   const sessionName = (id: number | null) => (id === null ? '' : (stats.sessions.find((s) => s.id === id)?.name ?? ''));
@@ -85,7 +88,7 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
         <Card label={t('supervisor.remaining')} value={formatNumber(sup.remaining)} testId="sv-remaining" />
         <Card label={t('supervisor.done')} value={`${percent(stats.checked_in, expected)} %`} testId="sv-percent" />
         <Card label={t('supervisor.pace')} value={formatNumber(Math.round(perMinute * 10) / 10)} hint={t('supervisor.paceHint', { minutes: sup.recent_minutes })} testId="sv-pace" />
-        <Card label={t('supervisor.stationsOnline')} value={`${online} / ${sup.stations.length}`} testId="sv-online" />
+        <Card label={t('supervisor.stationsOnline')} value={`${online} / ${open.length}`} testId="sv-online" />
       </div>
       <div className="sv-grid">
         <div className="sv-main">
@@ -107,12 +110,12 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
         </div>
         <div className="sv-side">
           <h3>
-            {t('supervisor.stations')} <span className="muted">({sup.stations.length})</span>
+            {t('supervisor.stations')} <span className="muted">({open.length})</span>
           </h3>
-          {sup.stations.length === 0 ? (
+          {open.length === 0 ? (
             <p className="muted">{t('supervisor.noStations')}</p>
           ) : (
-            <StationsTable stations={sup.stations} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
+            <StationsTable stations={open} label={t('supervisor.stations')} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
           )}
           <h3>{t('supervisor.byType')}</h3>
           <ProgressTable
@@ -143,6 +146,15 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
                 t={t}
               />
             </>
+          )}
+          {left.length > 0 && (
+            <details className="sv-left" data-testid="sv-left">
+              <summary>
+                {t('supervisor.stationsLeft')} <span className="muted">({left.length})</span>
+              </summary>
+              <p className="muted">{t('supervisor.stationsLeftHint')}</p>
+              <StationsTable stations={left} label={t('supervisor.stationsLeft')} minutes={sup.recent_minutes} now={sup.now} timezone={timezone} t={t} />
+            </details>
           )}
         </div>
       </div>
@@ -208,9 +220,9 @@ function Meter({ value }: { value: number }) {
 }
 
 /** Compact and scrolling: 38 stations take the height of eight rows, never push the page down. */
-function StationsTable({ stations, minutes, now, timezone, t }: { stations: Station[]; minutes: number; now: string; timezone: string; t: TFunction<'console'> }) {
+function StationsTable({ stations, label, minutes, now, timezone, t }: { stations: Station[]; label: string; minutes: number; now: string; timezone: string; t: TFunction<'console'> }) {
   return (
-    <div className="sv-stations" tabIndex={0} role="region" aria-label={t('supervisor.stations')}>
+    <div className="sv-stations" tabIndex={0} role="region" aria-label={label}>
       <table className="records sv-table">
         <thead>
           <tr>

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Api } from '../api';
 import { useLeaveGuard } from '../app-shell';
@@ -14,6 +14,8 @@ import { useScanLog } from './use-scan-log';
 import { useScanPipeline } from './use-scan-pipeline';
 import { useStationSettings } from './use-station-settings';
 
+// The name this station's last answered heartbeat carried.
+const LAST_BEAT_KEY = 'doorlist.stationLastBeat';
 // Other stations' scans show within this; this station's own at once.
 const STATS_EVERY_MS = 2000;
 
@@ -67,10 +69,19 @@ export function useDoorStation(api: Api, event: EventSummary, onChangeEvent: () 
 
   // The counters' poll doubles as the probe and as this station's heartbeat. Waiting scans go
   // first, so the figures fetched next include them (this station had counted them already).
+  // No heartbeat before the station's name is known (the supervisor would list a "Door" that
+  // never was); a renamed station's next one names the old name, so its history follows it.
+  const named = settings.station;
+  // Kept across reloads: a rename just before one still reaches the supervisor.
+  const lastBeat = useRef<string | undefined>(localStorage.getItem(LAST_BEAT_KEY) ?? undefined);
   useInterval(() => {
     void (async () => {
       if ((await queue.count()) > 0) await queue.flush();
-      await live.refresh({ station, queued: await queue.count() });
+      if (!named) return void (await live.refresh());
+      const previous = lastBeat.current !== undefined && lastBeat.current !== named ? lastBeat.current : undefined;
+      if (!(await live.refresh({ station: named, queued: await queue.count(), previous }))) return;
+      lastBeat.current = named;
+      localStorage.setItem(LAST_BEAT_KEY, named);
     })();
   }, STATS_EVERY_MS);
 

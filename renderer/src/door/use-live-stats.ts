@@ -27,8 +27,9 @@ export function useLiveStats(api: Api, eventId: number, onReachable: (reachable:
   reachable.current = onReachable;
 
   /** Fetches the figures; `heartbeat` (this station and its unsent scans) shows it on the supervisor view. */
-  const refresh = useCallback(async (heartbeat?: { station: string; queued: number }): Promise<boolean> => {
-    const query = heartbeat ? `?${new URLSearchParams({ station: heartbeat.station, queued: String(heartbeat.queued) })}` : '';
+  const refresh = useCallback(async (heartbeat?: { station: string; queued: number; previous?: string }): Promise<boolean> => {
+    const beat = heartbeat && { station: heartbeat.station, queued: String(heartbeat.queued), ...(heartbeat.previous ? { previous_station: heartbeat.previous } : {}) };
+    const query = beat ? `?${new URLSearchParams(beat)}` : '';
     try {
       const answer = await api.request<EventStats>('GET', `/events/${eventId}/stats${query}`, undefined, { timeoutMs: STATS_TIMEOUT_MS });
       reachable.current(true);

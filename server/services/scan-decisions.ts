@@ -1,17 +1,17 @@
 /**
- * How a batch of scans is decided on what its reads found: no SQL here (scans.ts reads and
- * writes). The door's rules are core/scan.ts's; these apply them to a batch in arrival order
- * and shape each answer the door sees.
+ * How a batch of scans is decided on what its reads found, and the one place each answer the
+ * door sees is shaped: no SQL here (db/repositories/scans.ts reads and writes, ./scans.ts runs
+ * a batch). The door's rules are core/scan.ts's; these apply them in arrival order.
  */
 import { newUid } from '../../core/uid';
 import { storedInstant, toApiDatetime } from '../../core/time';
 import { NotFoundError } from '../../core/errors';
 import { MSG } from '../../core/messages';
-import { acceptedStatus, doorRefusal, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
-import { eventInScope, type EventRow } from './events';
-import type { GroupScope } from './groups';
-import { GUEST_INACTIVE } from './guests';
-import type { CheckinRow } from './checkins';
+import { acceptedStatus, doorRefusal, guestDoorState, REFUSAL_MESSAGE, SCAN_STATUS, type CheckinDirection, type ScanRefusal, type ScanStatus } from '../../core/scan';
+import { eventInScope } from '../../db/repositories/events';
+import type { GroupScope } from '../../db/repositories/groups';
+import type { CheckinRow } from '../../db/repositories/checkins';
+import type { BatchReads, NewCheckin, ScanGuestRow, ScanSessionRow } from '../../db/repositories/scans';
 
 export interface ScanInput {
   barcode?: string;
@@ -43,26 +43,6 @@ export interface ScanOutcome {
 /** A scan's answer, or the NotFoundError of an event the caller cannot see (or of an unknown session). */
 export type ScanAnswer = ScanOutcome | NotFoundError;
 
-export interface ScanGuestRow {
-  id: number;
-  event_id: number;
-  first_name: string;
-  last_name: string;
-  email: string;
-  company: string | null;
-  registration_type_id: number;
-  registration_type_name: string;
-  barcode: string;
-  nfc_tag: string | null;
-  objstatus: number;
-  checked_in_at: string | null;
-  attention: number;
-  notes: string | null;
-  registration_type_attention: number;
-  /** JSON text: the guest's answers to questions shown at the door, a row per answer (null: none). */
-  door_answers: string | null;
-}
-
 export interface DoorAnswer {
   question_id: number;
   question: string;
@@ -79,15 +59,6 @@ function doorAnswersOf(json: string | null): DoorAnswer[] {
   }
   return [...byQuestion.values()];
 }
-
-export interface ScanSessionRow {
-  id: number;
-  event_id: number;
-  access_control: number | boolean;
-  auto_registration: number | boolean;
-}
-
-export type NewCheckin = Omit<CheckinRow, 'undone_at' | 'id'>;
 
 /** Who is standing at the door. */
 export function toScanGuest(row: ScanGuestRow) {
@@ -109,6 +80,11 @@ export function toScanGuest(row: ScanGuestRow) {
 
 export function turnedAway(status: ScanRefusal, guest?: ScanGuestRow, extra: Record<string, unknown> = {}): ScanOutcome {
   return { status, body: { details: REFUSAL_MESSAGE[status], status, ...extra, ...(guest ? { guest: toScanGuest(guest) } : {}) } };
+}
+
+/** The answer to a guest who is in already: when and where they came in, with the guest. */
+export function alreadyIn(guest: ScanGuestRow, inSince: string | null, station: string | null | undefined): ScanOutcome {
+  return turnedAway(SCAN_STATUS.alreadyCheckedIn, guest, { checked_in_at: toApiDatetime(inSince), checked_in_station: station ?? null });
 }
 
 export function accepted(row: Pick<CheckinRow, 'id' | 'uid' | 'guest_id' | 'session_id' | 'direction' | 'scanned_at' | 'station'>, guest: ScanGuestRow): ScanOutcome {
@@ -164,14 +140,6 @@ export interface Plan {
   /** The event-door guest state as read, for the compare-and-set, and as the batch leaves it. */
   stateRead: Map<number, { checked_in_at: string | null; objstatus: number }>;
   finalState: Map<number, string | null>;
-}
-
-export interface BatchReads {
-  visible: EventRow[];
-  earlierRows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[];
-  guestRows: ScanGuestRow[];
-  sessionRows: ScanSessionRow[];
-  checkinIds: number[];
 }
 
 /** The batch's reads keyed as its decisions look them up: by id, by uid, by each code of a guest. */
@@ -250,13 +218,13 @@ export function decideScans(scans: ScanRequest[], now: string, reads: BatchReads
       return;
     }
     if (!plan.stateRead.has(found.id)) plan.stateRead.set(found.id, { checked_in_at: found.checked_in_at, objstatus: found.objstatus });
-    const turnedAwayAs = doorRefusal(input.direction, { inactive: guest.objstatus === GUEST_INACTIVE, inSince: guest.checked_in_at });
+    const turnedAwayAs = doorRefusal(input.direction, guestDoorState(guest));
     if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn && !admittedHere.has(guest.id)) {
       plan.standingStation.push({ index, guest });
       return;
     }
     if (turnedAwayAs === SCAN_STATUS.alreadyCheckedIn) {
-      plan.answers[index] = turnedAway(turnedAwayAs, guest, { checked_in_at: toApiDatetime(guest.checked_in_at), checked_in_station: admittedHere.get(guest.id) ?? null });
+      plan.answers[index] = alreadyIn(guest, guest.checked_in_at, admittedHere.get(guest.id));
       return;
     }
     if (turnedAwayAs) {

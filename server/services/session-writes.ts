@@ -1,0 +1,41 @@
+/**
+ * A session's create and update, each checked inside its write transaction: the track must be
+ * the event's, capacity is set on create only, and the merged record's start is not after its
+ * end. Routes parse and answer; these decide.
+ */
+import type { Db, Trx } from '../../db/knex';
+import type { EventRow } from '../../db/repositories/events';
+import { findSession, insertSession, updateSession } from '../../db/repositories/sessions';
+import { findTrack } from '../../db/repositories/tracks';
+import { writeTransaction } from '../../db/write-transaction';
+import { NotFoundError, ValidationError } from '../../core/errors';
+import { MSG } from '../../core/messages';
+import type { SessionCreateInput, SessionUpdateInput } from '../schemas/sessions';
+
+/** Checked inside the write's transaction, so the track cannot vanish in between. */
+async function requireEventTrack(trx: Trx, event: EventRow, trackId: number | null | undefined): Promise<void> {
+  if (trackId == null) return;
+  if (!(await findTrack(trx, event.id, trackId))) throw ValidationError.field('track_id', MSG.invalidTrackId);
+}
+
+/** A new session of the event; its id. */
+export function createSession(db: Db, event: EventRow, body: SessionCreateInput): Promise<number> {
+  const { tags, ...fields } = body;
+  return writeTransaction(db, async (trx) => {
+    await requireEventTrack(trx, event, fields.track_id);
+    return insertSession(trx, event.id, fields, tags);
+  });
+}
+
+/** Changes the given fields of the event's session (404 when it has none of that id). */
+export function changeSession(db: Db, event: EventRow, sessionId: number, body: SessionUpdateInput): Promise<void> {
+  return writeTransaction(db, async (trx) => {
+    const session = await findSession(trx, event.id, sessionId);
+    if (!session) throw new NotFoundError(MSG.sessionNotFound);
+    const { tags, capacity, ...fields } = body;
+    if (capacity !== undefined && capacity !== session.capacity) throw ValidationError.field('capacity', MSG.capacityCreateOnly);
+    if ((fields.starts ?? session.starts) > (fields.ends ?? session.ends)) throw ValidationError.field('starts', MSG.sessionDatesOrder);
+    await requireEventTrack(trx, event, fields.track_id);
+    await updateSession(trx, session.id, fields, tags);
+  });
+}
