@@ -69,12 +69,41 @@ function walkInDone(answer: ApiAnswer): boolean {
   return answer.status === 400 && Object.keys(body).length === 1 && Array.isArray(body.barcode);
 }
 
-async function sendAll(api: Api, handlers: ReplayHandlers): Promise<void> {
+/**
+ * Whether the server has decided a queued scan, so it may leave the queue: a check-in made
+ * (201), or refused for good (409 already in/out, 404 nobody, 400 inactive, full, not registered
+ * or a body it cannot take). Anything else (a 403, 408, 429, a redirect, an opaque or empty
+ * answer) is no decision: the scan stays and is sent again. A network error, a timeout, a 5xx or
+ * an abort never comes here (they throw), and never takes a scan off the queue either.
+ */
+export function scanAnswered(answer: Pick<ApiAnswer, 'status'>): boolean {
+  return answer.status === 201 || answer.status === 200 || answer.status === 400 || answer.status === 404 || answer.status === 409;
+}
+
+/** The same for a queued walk-in's create: made, or refused for its fields. */
+export function walkInAnswered(answer: Pick<ApiAnswer, 'status'>): boolean {
+  return answer.status === 201 || answer.status === 400;
+}
+
+/** Where the waiting items are kept (IndexedDB in the browser; a plain list in the unit tests). */
+export interface QueueStore {
+  items(): Promise<QueuedItem[]>;
+  drop(uid: string): Promise<unknown>;
+}
+
+const idbQueue: QueueStore = { items: queuedItems, drop: dropQueued };
+
+/**
+ * One hand-over: each item oldest first, taken off the store only once the server has decided
+ * it (scanAnswered); the first item without a decision ends the hand-over with it still queued.
+ */
+export async function sendItems(api: Api, handlers: ReplayHandlers, store: QueueStore = idbQueue): Promise<void> {
   const refusedWalkIns = new Set<string>();
-  for (const item of await queuedItems()) {
+  for (const item of await store.items()) {
     try {
       if (item.type === 'walk_in') {
         const answer = await api.request('POST', `/events/${item.eventId}/guests`, item.fields);
+        if (!walkInAnswered(answer)) return;
         if (!walkInDone(answer)) {
           refusedWalkIns.add(item.fields.barcode);
           handlers.onWalkInRefused?.(item, answer);
@@ -82,14 +111,19 @@ async function sendAll(api: Api, handlers: ReplayHandlers): Promise<void> {
       } else if (item.kind === 'barcode' && refusedWalkIns.has(item.code)) {
         // The check-in of a walk-in the server refused: nobody to check in.
       } else {
-        handlers.onScanAnswer?.(item, await sendScan(api, item.eventId, item));
+        // Sent first, whatever the handlers: `onScanAnswer?.(item, await sendScan(...))` skipped
+        // the send itself when a sign-out gave no handlers, and the scan was dropped unsent.
+        const answer = await sendScan(api, item.eventId, item);
+        // No decision from the server: the scan stays, and so does every later one (oldest first).
+        if (!scanAnswered(answer)) return;
+        handlers.onScanAnswer?.(item, answer);
       }
     } catch (err) {
       if (err instanceof OfflineError) handlers.onReachable?.(false);
       if (err instanceof OfflineError || err instanceof SessionExpiredError || err instanceof SignedOutError) return;
       throw err;
     }
-    await dropQueued(item.uid);
+    await store.drop(item.uid);
     handlers.onReachable?.(true);
     handlers.onSent?.();
   }
@@ -106,12 +140,12 @@ let sending: Promise<void> | undefined;
 export async function sendQueued(api: Api, handlers: ReplayHandlers = {}, wait = false): Promise<number> {
   if (sending && !wait) return -1;
   while (sending) await sending.catch(() => undefined);
-  const run = sendAll(api, handlers);
+  const run = sendItems(api, handlers);
   sending = run;
   try {
     await run;
   } finally {
-    sending = undefined;
+    if (sending === run) sending = undefined;
   }
   return (await queuedItems()).length;
 }
@@ -119,4 +153,26 @@ export async function sendQueued(api: Api, handlers: ReplayHandlers = {}, wait =
 /** Whether the queue is being sent now (a scan taken back then may be on its way already). */
 export function sendingQueued(): boolean {
   return sending !== undefined;
+}
+
+/**
+ * Takes a scan back before it was sent: false when it is gone already, or when a hand-over is
+ * running (it may be on its way). The check and the removal hold the same lock as a hand-over,
+ * so none can start in between and send a scan this call then removes.
+ */
+export async function withdrawQueued(uid: string): Promise<boolean> {
+  if (sending) return false;
+  const withdraw = (async () => {
+    const waiting = await queuedItems();
+    if (!waiting.some((item) => item.uid === uid)) return false;
+    await dropQueued(uid);
+    return true;
+  })();
+  const held = withdraw.then(() => undefined);
+  sending = held;
+  try {
+    return await withdraw;
+  } finally {
+    if (sending === held) sending = undefined;
+  }
 }

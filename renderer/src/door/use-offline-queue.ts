@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import type { Api, ApiAnswer } from '../api';
-import { dropQueued, queuedItems, queueItem, sendingQueued, sendQueued, type QueuedItem, type QueuedScan, type QueuedWalkIn } from '../scan-queue';
+import { queuedItems, queueItem, sendQueued, withdrawQueued, type QueuedItem, type QueuedScan, type QueuedWalkIn } from '../scan-queue';
 
 export interface QueueEvents {
   /** A queued scan's answer from the server (once per scan: the uid makes a resend harmless). */
@@ -33,12 +33,9 @@ export function useOfflineQueue(api: Api, events: QueueEvents) {
   /** Takes a scan back before it was sent; false when it is gone already (sent, or being sent). */
   const withdraw = useCallback(
     async (uid: string): Promise<boolean> => {
-      if (sendingQueued()) return false;
-      const waiting = await queuedItems().catch(() => []);
-      if (!waiting.some((item) => item.uid === uid)) return false;
-      await dropQueued(uid);
+      const withdrawn = await withdrawQueued(uid).catch(() => false);
       await count();
-      return true;
+      return withdrawn;
     },
     [count],
   );
