@@ -78,8 +78,13 @@ test('a timezone the API does not take reads as one short line, the field sugges
   await form.getByRole('textbox', { name: /^Starts/ }).fill('2026-12-31T20:00');
   await form.getByRole('textbox', { name: /^Ends/ }).fill('2027-01-01T02:00');
   await form.getByRole('button', { name: 'Create' }).click();
+  // A real zone outside the list is answered with the accepted one on the same clock (console.spec).
+  await expect(form.getByTestId('timezone-suggestion')).toHaveText('Europe/Paris is not in the list; Europe/Amsterdam has the same clock. Use Europe/Amsterdam');
+  // A name that is no zone at all reads as the one short line.
+  await zone.fill('Mars/Olympus');
+  await form.getByRole('button', { name: 'Create' }).click();
   const error = form.locator('label.field', { has: page.getByText('Timezone', { exact: true }) }).locator('.field-error');
-  await expect(error).toHaveText('“Europe/Paris” is not one of the accepted timezones; pick one from the suggestions.');
+  await expect(error).toHaveText('“Mars/Olympus” is not one of the accepted timezones; pick one from the suggestions.');
   await expect(form).not.toContainText('Pacific/Kwajalein');
   await new DoorPage(page).screenshot('73-timezone-error');
 });
