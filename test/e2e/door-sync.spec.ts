@@ -162,11 +162,14 @@ test('an event this laptop does not follow shows no sync chip', async ({ page })
   const door = new DoorPage(page);
   await door.open(laptop.url, laptop.adminToken, { id: own.eventId, name: own.eventName });
   await door.copyHolds(12);
+  // Asked on opening (how often the opening asks is not the point: a re-render may ask again).
+  expect(asked.length).toBeGreaterThan(0);
+  const onOpening = asked.length;
   // Three polls of the counters: a sync chip asked for every few seconds (every 3 s when
   // followed) would have asked again by then.
   await door.afterPolls(3);
   await expect(door.syncState()).toHaveCount(0);
-  // Answered once on opening, then left alone for half a minute: no 404 every few seconds.
-  expect(asked).toHaveLength(1);
+  // Then left alone: no 404 every few seconds.
+  expect(asked.slice(onOpening)).toEqual([]);
   await expect(door.syncDoubles()).toHaveCount(0);
 });
