@@ -10,7 +10,7 @@ import { scopedEvent } from '../http/scope';
 import { scanBatches } from '../services/scan-batches';
 import { DetailResponse } from '../schemas/fields';
 import { Checkin, CheckinCreate, CheckinEventParams, CheckinListQuery, CheckinParams, EventStats, ScanAccepted, ScanConflict, ScanNotFound, ScanRefused, StatsQuery } from '../schemas/checkins';
-import { StationHeartbeats } from '../services/station-heartbeats';
+import { recordHeartbeat, StationHeartbeats } from '../services/station-heartbeats';
 import { supervisorBlock } from '../services/supervisor-stats';
 import { MSG } from '../../core/messages';
 import { SCAN_STATUS, type ScanStatus } from '../../core/scan';
@@ -129,7 +129,9 @@ export function checkinsRouter(deps: RouteDeps) {
     // every answered write, and no scan waits for it.
     handler: async ({ params, query, caller }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id);
-      if (query.station !== undefined) heartbeats.beat(event.id, query.station, query.queued ?? 0, scannerOf(caller), query.previous_station);
+      if (query.station !== undefined) {
+        await recordHeartbeat(deps.db, heartbeats, { eventId: event.id, station: query.station, queued: query.queued ?? 0, caller: scannerOf(caller), previous: query.previous_station });
+      }
       const body = await readSnapshot(deps.readDb, async (trx) => {
         const door = await eventStats(trx, event.id);
         return query.supervisor ? { ...door, supervisor: await supervisorBlock(trx, event.id, door, heartbeats) } : door;

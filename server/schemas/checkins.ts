@@ -161,7 +161,7 @@ export const SupervisorStats = z
           registration_type: z.number().int(),
           direction: z.enum(CHECKIN_DIRECTIONS),
           session_id: z.number().int().nullable(),
-          station: z.string().nullable(),
+          station: z.string().nullable().openapi({ description: 'The name its station goes by now (renamed since: its new name)' }),
           scanned_at: z.string(),
         }),
       )
@@ -207,7 +207,7 @@ export const StatsQuery = z.object({
     .openapi({ description: "The polling door station's name: its heartbeat (the supervisor view shows it online)" }),
   queued: nonNegativeInteger().optional().openapi({ description: 'Scans the polling station holds that the server has not answered yet' }),
   previous_station: stationName().openapi({
-    description: "The polling station's name until now (renamed in its settings): the old name's history shows under the new one. Taken only from the caller that beat under the old name",
+    description: "The polling station's name until now (renamed in its settings): the old name's history shows under the new one in the supervisor view from then on, kept across restarts (scans keep the name they were made under). Taken only from the caller the old name is theirs: who beat under it, or, when this server has not heard it since it started, who made its scans",
   }),
   supervisor: boolean().default(false).openapi({ description: 'Add the supervisor view\'s figures (`supervisor`)' }),
 });

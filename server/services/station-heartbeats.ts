@@ -1,9 +1,15 @@
+import type { Knex } from 'knex';
+import { nowIso } from '../../core/time';
+import { renameStation, soleScanner } from '../../db/repositories/station-renames';
+import { writeTransaction } from '../../db/write-transaction';
+
 /**
  * What the door stations say about themselves, for the supervisor view (issue 38). A door
  * screen's stats poll (every 2 s) names its station and how many scans it holds unsent
  * (`GET /events/:id/stats?station=...&queued=N`): that poll is the heartbeat, so it costs no
- * request of its own. Kept in memory only: it describes the last seconds, a restart forgets
- * nothing a station does not say again within one poll, and no write waits for it.
+ * request of its own. Heartbeats are kept in memory only: they describe the last seconds, a
+ * restart forgets nothing a station does not say again within one poll, and no write waits
+ * for them. A rename is stored (db/repositories/station-renames.ts): it carries history.
  */
 
 /** A station not heard from for this long is offline: several missed 2-second polls. */
@@ -29,30 +35,13 @@ interface Beat {
   caller: string;
 }
 
-interface EventStations {
-  beats: Map<string, Beat>;
-  /** A renamed station's old name and its new one: its scans are its history under the new name. */
-  renamed: Map<string, string>;
-}
-
 export class StationHeartbeats {
-  private readonly events = new Map<number, EventStations>();
+  private readonly events = new Map<number, Map<string, Beat>>();
 
-  /**
-   * A door station's heartbeat. `previous`: the name it had until now (renamed in its settings);
-   * the old name's history then shows under the new one, if the same caller beat under it.
-   */
-  beat(eventId: number, station: string, queued: number, caller: string, previous?: string, now = Date.now()): void {
-    let stations = this.events.get(eventId);
-    if (!stations) this.events.set(eventId, (stations = { beats: new Map(), renamed: new Map() }));
-    const { beats, renamed } = stations;
-    if (previous !== undefined && previous !== station && beats.get(previous)?.caller === caller) {
-      beats.delete(previous);
-      renamed.set(previous, station);
-      // A name taken back is a station again, not a rename of itself.
-      renamed.delete(station);
-      if (renamed.size > MAX_STATIONS) renamed.delete(renamed.keys().next().value as string);
-    }
+  /** A door station's heartbeat. */
+  beat(eventId: number, station: string, queued: number, caller: string, now = Date.now()): void {
+    let beats = this.events.get(eventId);
+    if (!beats) this.events.set(eventId, (beats = new Map()));
     // Deleted and set again, so the map's order is the order of the last beats.
     beats.delete(station);
     beats.set(station, { seenAt: now, queued, caller });
@@ -62,16 +51,41 @@ export class StationHeartbeats {
   }
 
   of(eventId: number): ReadonlyMap<string, Beat> {
-    return this.events.get(eventId)?.beats ?? new Map();
+    return this.events.get(eventId) ?? new Map();
   }
 
-  /** The name a station goes by now: its old names followed to the latest (a bounded walk). */
-  currentName(eventId: number, station: string): string {
-    const renamed = this.events.get(eventId)?.renamed;
-    let name = station;
-    for (let hops = 0; renamed?.has(name) && hops < 10; hops++) name = renamed.get(name)!;
-    return name;
+  /** A renamed station's old name: no longer a station of its own. */
+  forget(eventId: number, station: string): void {
+    this.events.get(eventId)?.delete(station);
   }
+}
+
+export interface Heartbeat {
+  eventId: number;
+  station: string;
+  queued: number;
+  /** Who sends it (`kind:id`, as checkins.scanned_by). */
+  caller: string;
+  /** The station's name until now (renamed in its settings). */
+  previous?: string;
+}
+
+/**
+ * A heartbeat, and with `previous` the rename it carries: stored, so the old name's history
+ * shows under the new one from now on, restarts included. Only the caller the old name is
+ * theirs may rename it: who beat under it, or (this process has not heard it, as after a
+ * restart) who made its scans.
+ */
+export async function recordHeartbeat(db: Knex, heartbeats: StationHeartbeats, beat: Heartbeat): Promise<void> {
+  const { eventId, station, previous, caller } = beat;
+  if (previous !== undefined && previous !== station) {
+    const owner = heartbeats.of(eventId).get(previous)?.caller ?? (await soleScanner(db, eventId, previous, caller));
+    if (owner === caller) {
+      await writeTransaction(db, (trx) => renameStation(trx, eventId, previous, station, nowIso()));
+      heartbeats.forget(eventId, previous);
+    }
+  }
+  heartbeats.beat(eventId, station, beat.queued, caller);
 }
 
 /**

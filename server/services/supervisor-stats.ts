@@ -1,5 +1,6 @@
 import type { Conn } from '../../db/knex';
 import { RECENT_MINUTES, supervisorStats, type eventStats } from '../../db/repositories/stats';
+import { stationRenames } from '../../db/repositories/station-renames';
 import { ONLINE_WINDOW_MS, stationPresence, type StationPresence, type StationHeartbeats } from './station-heartbeats';
 
 type DoorStats = Awaited<ReturnType<typeof eventStats>>;
@@ -12,18 +13,21 @@ const apiTime = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 /**
  * The supervisor view's block of the stats answer: what remains, the pace, every station's
  * health from its last scan and its heartbeats (server/services/station-heartbeats.ts), and the
- * latest scans. Read in the caller's snapshot, after the door's figures it builds on.
+ * latest scans; a renamed station's scans under the name it goes by now. Read in the caller's
+ * snapshot, after the door's figures it builds on.
  */
 export async function supervisorBlock(db: Conn, eventId: number, door: DoorStats, heartbeats: StationHeartbeats, now = new Date()) {
   const beats = heartbeats.of(eventId);
   const known = door.stations.map((s) => s.station);
   const names = [...known, ...[...beats.keys()].filter((name) => !known.includes(name))];
   const figures = await supervisorStats(db, eventId, names, now);
+  const renames = await stationRenames(db, eventId);
+  const currentName = (station: string | null) => (station === null ? null : (renames.get(station) ?? station));
   const nowMs = now.getTime();
   // A renamed station's scans count under its new name: one row, one history.
   const merged = new Map<string | null, { station: string | null; last_scan_at: string | null; scans_recent: number }>();
   for (const s of figures.stations) {
-    const name = s.station === null ? null : heartbeats.currentName(eventId, s.station);
+    const name = currentName(s.station);
     const row = merged.get(name);
     if (!row) merged.set(name, { ...s, station: name });
     else {
@@ -50,6 +54,6 @@ export async function supervisorBlock(db: Conn, eventId: number, door: DoorStats
     recent_minutes: RECENT_MINUTES,
     scans_recent: stations.reduce((sum, s) => sum + s.scans_recent, 0),
     stations,
-    latest: figures.latest,
+    latest: figures.latest.map((c) => ({ ...c, station: currentName(c.station) })),
   };
 }

@@ -31,10 +31,11 @@ export class TestServer {
   adminToken = '';
 
   private constructor(
-    readonly running: RunningServer,
+    public running: RunningServer,
     readonly dir: string,
     readonly config: Config,
     private readonly database: TestDatabase,
+    private readonly options: StartOptions,
   ) {}
 
   static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs' | 'badgeWorkerFile'> = {}): Promise<TestServer> {
@@ -49,8 +50,9 @@ export class TestServer {
       checkReplies: true,
       ...overrides,
     });
-    const running = await startServer(config, { ...options, logger: pino({ level: 'silent' }), announce: false });
-    const server = new TestServer(running, dir, config, database);
+    const startOptions: StartOptions = { ...options, logger: pino({ level: 'silent' }), announce: false };
+    const running = await startServer(config, startOptions);
+    const server = new TestServer(running, dir, config, database, startOptions);
     const login = await server.request('POST', '/apps/api/auth', { body: ADMIN, token: null });
     server.adminToken = login.body.token;
     return server;
@@ -84,6 +86,12 @@ export class TestServer {
   post = <T = any>(p: string, body?: unknown, o?: RequestOptions) => this.request<T>('POST', p, { ...o, body });
   put = <T = any>(p: string, body?: unknown, o?: RequestOptions) => this.request<T>('PUT', p, { ...o, body });
   delete = <T = any>(p: string, o?: RequestOptions) => this.request<T>('DELETE', p, o);
+
+  /** Closes the server and starts it again on the same database (a new port), as a laptop restarting would. */
+  async restart(): Promise<void> {
+    await this.running.close();
+    this.running = await startServer(this.config, this.options);
+  }
 
   async stop(): Promise<void> {
     await this.running.close();

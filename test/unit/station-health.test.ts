@@ -32,36 +32,29 @@ describe('stationPresence', () => {
 describe('StationHeartbeats', () => {
   it("keeps each event's stations apart, the latest beat of each, and forgets the longest silent past the bounds", () => {
     const beats = new StationHeartbeats();
-    beats.beat(1, 'North', 2, 'key:1', undefined, 10);
-    beats.beat(1, 'North', 0, 'key:1', undefined, 20);
-    beats.beat(2, 'North', 5, 'key:1', undefined, 15);
+    beats.beat(1, 'North', 2, 'key:1', 10);
+    beats.beat(1, 'North', 0, 'key:1', 20);
+    beats.beat(2, 'North', 5, 'key:1', 15);
     assert.deepEqual(beats.of(1).get('North'), { seenAt: 20, queued: 0, caller: 'key:1' });
     assert.deepEqual(beats.of(2).get('North'), { seenAt: 15, queued: 5, caller: 'key:1' });
     assert.equal(beats.of(3).size, 0);
     // One caller inventing names holds at most its bound of them; others keep theirs.
-    for (let i = 0; i < 100; i++) beats.beat(1, `Ghost ${i}`, 0, 'key:9', undefined, 100 + i);
+    for (let i = 0; i < 100; i++) beats.beat(1, `Ghost ${i}`, 0, 'key:9', 100 + i);
     assert.equal([...beats.of(1).values()].filter((b) => b.caller === 'key:9').length, MAX_STATIONS_PER_CALLER);
     assert.equal(beats.of(1).has('Ghost 99'), true);
     assert.equal(beats.of(1).has('North'), true);
     // Many callers: the event's bound holds too.
-    for (let i = 0; i < 300; i++) beats.beat(1, `Door ${i}`, 0, `user:${i}`, undefined, 1000 + i);
+    for (let i = 0; i < 300; i++) beats.beat(1, `Door ${i}`, 0, `user:${i}`, 1000 + i);
     assert.equal(beats.of(1).size, 200);
     assert.equal(beats.of(1).has('North'), false);
   });
 
-  it("carries a rename to the new name, from the caller that beat under the old one only", () => {
+  it("forgets a renamed station's old name, in its event only", () => {
     const beats = new StationHeartbeats();
-    beats.beat(1, 'Door', 0, 'key:1', undefined, 10);
-    beats.beat(1, 'Main', 0, 'key:2', undefined, 10);
-    beats.beat(1, 'Front', 0, 'key:1', 'Door', 20);
+    beats.beat(1, 'Door', 0, 'key:1', 10);
+    beats.beat(2, 'Door', 0, 'key:1', 10);
+    beats.forget(1, 'Door');
     assert.equal(beats.of(1).has('Door'), false);
-    assert.equal(beats.currentName(1, 'Door'), 'Front');
-    // Another caller cannot fold a station it does not run into its own.
-    beats.beat(1, 'Mine', 0, 'key:1', 'Main', 30);
-    assert.equal(beats.currentName(1, 'Main'), 'Main');
-    assert.equal(beats.of(1).has('Main'), true);
-    // Renamed twice: the oldest name follows to the newest.
-    beats.beat(1, 'Hall', 0, 'key:1', 'Front', 40);
-    assert.equal(beats.currentName(1, 'Door'), 'Hall');
+    assert.equal(beats.of(2).has('Door'), true);
   });
 });
