@@ -69,6 +69,18 @@ export function sessionSeats(session: { capacity: number; overbook_capacity: num
   return session.capacity + session.overbook_capacity;
 }
 
+/**
+ * How full a session's door counter reads: `atCapacity` once as many guests are in as its
+ * capacity (overbooking may still let some in), `full` once its seats are all taken (the door
+ * refuses: session_full), else `open`. The counter turns red from capacity on.
+ */
+export type SessionFill = 'open' | 'atCapacity' | 'full';
+
+export function sessionFill(session: { checked_in: number; capacity: number; overbook_capacity: number }): SessionFill {
+  if (session.checked_in >= sessionSeats(session)) return 'full';
+  return session.checked_in >= session.capacity ? 'atCapacity' : 'open';
+}
+
 /** What a session door knows of an entry the door's own rule (doorRefusal) let through. */
 export interface SessionEntry {
   accessControl: boolean;

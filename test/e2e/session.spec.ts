@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { checkinsOf, seedEvent, type Seed } from './seed';
@@ -72,4 +72,44 @@ test('auto-registration admits while there is room, then the session is full', a
   await expect(page.locator('.session-chip')).toHaveCount(0);
   await door.scan(seed.guests.edsger.barcode);
   await door.expectResult('checked_in', 'Checked in', 'Edsger Dijkstra');
+});
+
+test('a session door without access control: the counter turns red at capacity, says so, and the door refuses past its seats', async ({ page }) => {
+  const tasting = await createSession({ name: 'Tasting', access_control: false, auto_registration: false, capacity: 2, overbook_capacity: 1 });
+  const door = new DoorPage(page);
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
+  await door.pickSession('Tasting');
+  const counter = page.getByTestId('session-counter');
+  const colour = (locator: Locator) => locator.evaluate((el) => getComputedStyle(el).color);
+  await expect(counter).toHaveAttribute('data-fill', 'open');
+  const plain = await colour(counter.locator('.count'));
+
+  await door.scan(seed.guests.katherine.barcode);
+  await door.expectResult('checked_in', 'In: Tasting', 'Katherine Johnson');
+  await expect(counter).toHaveAttribute('data-fill', 'open');
+  await door.scan(seed.guests.margaret.barcode);
+  await door.expectResult('checked_in', 'In: Tasting', 'Margaret Hamilton');
+  // Two of two: at capacity, red, in words too; the one overbooking seat still lets a guest in.
+  await expect(page.getByTestId('session-checked-in')).toHaveText('2');
+  await expect(counter).toHaveAttribute('data-fill', 'atCapacity');
+  await expect(page.getByTestId('session-fill')).toHaveText('At capacity: overbooking only');
+  await expect.poll(() => colour(counter.locator('.count'))).toBe('rgb(248, 113, 113)');
+  expect(plain).not.toBe('rgb(248, 113, 113)');
+  await door.scan(seed.guests.tim.barcode);
+  await door.expectResult('checked_in', 'In: Tasting', 'Tim Berners-Lee');
+  await expect(counter).toHaveAttribute('data-fill', 'full');
+  await expect(page.getByTestId('session-fill')).toHaveText('Full: the door refuses new guests');
+  await door.scan(seed.guests.barbara.barcode);
+  await door.expectResult('session_full', 'Session full', 'Barbara Liskov', 'Tasting');
+  await expect(page.getByTestId('session-checked-in')).toHaveText('3');
+  // The other sessions' rows turn red at capacity too: Workshop holds its one seat.
+  await expect(page.getByTestId('sessions-counts').locator('li', { hasText: 'Workshop' })).toHaveAttribute('data-fill', 'full');
+  await expect(page.getByTestId('sessions-counts').locator('li', { hasText: 'Keynote' })).toHaveAttribute('data-fill', 'open');
+  await door.screenshotForDocs('57-session-full-counter');
+  await page.setViewportSize({ width: 375, height: 667 });
+  await counter.scrollIntoViewIfNeeded();
+  await expect(counter).toBeInViewport();
+  await door.screenshotForDocs('57-session-full-counter-phone');
+  const stats = await server.must<{ sessions: { id: number; checked_in: number }[] }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  expect(stats.sessions.find((s) => s.id === tasting)?.checked_in).toBe(3);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { doorDecision, doorRefusal, doorStateOf, guestDoorState, sessionEntryRefusal, sessionSeats, SCAN_STATUS, type CheckinDirection, type DoorState, type SessionEntry, type StandingScan } from '../../core/scan';
+import { doorDecision, doorRefusal, doorStateOf, guestDoorState, sessionEntryRefusal, sessionFill, sessionSeats, SCAN_STATUS, type SessionFill, type CheckinDirection, type DoorState, type SessionEntry, type StandingScan } from '../../core/scan';
 
 /** The door's rules (core/scan.ts), shared by the server's scans, undo, merges and the browser's offline copy. */
 describe('doorRefusal', () => {
@@ -49,6 +49,22 @@ describe('sessionEntryRefusal', () => {
     assert.equal(sessionSeats({ capacity: 3, overbook_capacity: 2 }), 5);
     assert.equal(sessionSeats({ capacity: 0, overbook_capacity: 0 }), 0);
   });
+});
+
+describe('sessionFill (the session counter turns red at capacity)', () => {
+  const table: [string, { checked_in: number; capacity: number; overbook_capacity: number }, SessionFill][] = [
+    ['below capacity', { checked_in: 2, capacity: 3, overbook_capacity: 0 }, 'open'],
+    ['at capacity, no overbooking', { checked_in: 3, capacity: 3, overbook_capacity: 0 }, 'full'],
+    ['past capacity (an import brought more)', { checked_in: 5, capacity: 3, overbook_capacity: 0 }, 'full'],
+    ['at capacity, overbooking seats left', { checked_in: 3, capacity: 3, overbook_capacity: 2 }, 'atCapacity'],
+    ['into the overbooking', { checked_in: 4, capacity: 3, overbook_capacity: 2 }, 'atCapacity'],
+    ['capacity and overbooking taken', { checked_in: 5, capacity: 3, overbook_capacity: 2 }, 'full'],
+    ['no seats at all', { checked_in: 0, capacity: 0, overbook_capacity: 0 }, 'full'],
+    ['the default capacity, nearly empty', { checked_in: 1, capacity: 10000, overbook_capacity: 0 }, 'open'],
+  ];
+  for (const [name, session, expected] of table) {
+    it(`${name}: ${expected}`, () => assert.equal(sessionFill(session), expected));
+  }
 });
 
 describe('doorStateOf (is the guest in?)', () => {

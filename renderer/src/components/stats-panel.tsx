@@ -6,6 +6,7 @@ import type { CountsAsOf } from '../known-counts';
 import type { EventStats } from '../stats';
 import type { SessionSummary } from '../types';
 import { ArrivalsChart } from './arrivals-chart';
+import { sessionFill } from '../../../core/scan';
 
 function percent(part: number, whole: number): number {
   return whole > 0 ? Math.min(100, Math.round((part / whole) * 100)) : 0;
@@ -33,6 +34,8 @@ export function StatsPanel({ stats, asOf, session, timezone, children }: { stats
   const expected = stats ? stats.total - stats.inactive : undefined;
   const current = session ? stats?.sessions.find((s) => s.id === session.id) : undefined;
   const others = stats?.sessions.filter((s) => s.id !== session?.id) ?? [];
+  // Red from capacity on, and said in words too: the colour alone tells nobody who cannot see it.
+  const fill = current ? sessionFill(current) : 'open';
   return (
     <aside className="side" aria-label={t('stats.label')}>
       <section className="counter" data-testid="event-counter">
@@ -59,13 +62,18 @@ export function StatsPanel({ stats, asOf, session, timezone, children }: { stats
       </section>
       {children}
       {session && (
-        <section className="counter session" data-testid="session-counter">
+        <section className={fill === 'open' ? 'counter session' : 'counter session at-capacity'} data-testid="session-counter" data-fill={fill}>
           <h2>{session.name}</h2>
           <p className="count">
             <span data-testid="session-checked-in">{current?.checked_in ?? '–'}</span>
             <span className="of"> / </span>
             <span data-testid="session-capacity">{current ? current.capacity : (session.capacity ?? '–')}</span>
           </p>
+          {fill !== 'open' && (
+            <p className="capacity-note" data-testid="session-fill">
+              {t(fill === 'full' ? 'stats.sessionFull' : 'stats.atCapacity')}
+            </p>
+          )}
           <p className="muted">
             {current ? t('stats.registered', { count: current.registered }) : ''}
             {current?.overbook_capacity ? ` · ${t('stats.overbooking', { count: current.overbook_capacity })}` : ''}
@@ -98,7 +106,7 @@ export function StatsPanel({ stats, asOf, session, timezone, children }: { stats
           <h2>{t('stats.bySession')}</h2>
           <ul>
             {others.map((s) => (
-              <li key={s.id}>
+              <li key={s.id} data-fill={sessionFill(s)} className={sessionFill(s) === 'open' ? undefined : 'at-capacity'}>
                 <span className="type-name">{s.name}</span>
                 <span className="type-count">
                   {formatNumber(s.checked_in)} / {formatNumber(s.capacity)}

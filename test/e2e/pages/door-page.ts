@@ -4,6 +4,7 @@ import { expect, type Page, type Response } from '@playwright/test';
 import { REPEAT_GUARD_MS } from '../../../renderer/src/door/repeat-guard';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
+const DOCS = path.resolve(__dirname, '..', '..', '..', 'docs', 'door-screen');
 
 /** The door screen in door mode, as a door person uses it. */
 export class DoorPage {
@@ -234,5 +235,12 @@ export class DoorPage {
   async screenshot(name: string): Promise<void> {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
+  }
+
+  /** The same picture, kept in docs/door-screen/ for docs/console-and-door.md. */
+  async screenshotForDocs(name: string): Promise<void> {
+    await this.screenshot(name);
+    fs.mkdirSync(DOCS, { recursive: true });
+    await this.page.screenshot({ path: path.join(DOCS, `${name}.png`), animations: 'disabled' });
   }
 }
