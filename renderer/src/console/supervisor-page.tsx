@@ -103,7 +103,9 @@ export function SupervisorPage({ api, eventId, timezone }: { api: Api; eventId: 
                   {c.first_name} {c.last_name}
                 </span>
                 <span className="muted">{[typeName(c.registration_type), sessionName(c.session_id), c.direction === 'out' ? t('supervisor.out') : ''].filter(Boolean).join(' · ')}</span>
-                <span className="sv-station">{c.station ?? t('supervisor.noStation')}</span>
+                <span className="sv-station" title={c.station ?? undefined}>
+                  {c.station ?? t('supervisor.noStation')}
+                </span>
               </li>
             ))}
           </ol>
