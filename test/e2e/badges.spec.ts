@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { PNG } from 'pngjs';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { seedEvent, type Seed } from './seed';
@@ -134,5 +138,79 @@ test.describe('badges in the console', () => {
     await expect(dialog.getByText('reprint', { exact: true })).toHaveCount(edsgerPrints - 1);
     await dialog.getByText('Badges printed').scrollIntoViewIfNeeded();
     await new DoorPage(page).screenshot('badge-04-guest-prints');
+  });
+});
+
+/**
+ * The pictures in docs/badges/, drawn by poppler from the PDFs the server sends: four badges
+ * side by side on each size, and a long name alone on each. Each page's text reads back as typed.
+ */
+test.describe('badges as printed, for docs/badges.md', () => {
+  const DOCS = path.resolve(__dirname, '..', '..', 'docs', 'badges');
+  const GAP = 10;
+  const GREY = [191, 191, 191, 255];
+
+  /** The PDF of these guests on the event's size, saved for poppler. */
+  async function badgesPdf(eventId: number, ids: number[], file: string): Promise<string> {
+    const res = await fetch(`${server.url}/api/v1/events/${eventId}/badges.pdf?guest_ids=${ids.join(',')}`, { headers: { authorization: `Token ${server.adminToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    return file;
+  }
+
+  /** Every page at `dpi` (pdftoppm), as PNGs. */
+  function pages(pdf: string, count: number, dpi: number): PNG[] {
+    execFileSync('pdftoppm', ['-r', String(dpi), '-png', pdf, `${pdf}-page`]);
+    const files = fs.readdirSync(path.dirname(pdf)).filter((f) => f.startsWith(`${path.basename(pdf)}-page`)).sort();
+    expect(files).toHaveLength(count);
+    return files.map((f) => PNG.sync.read(fs.readFileSync(path.join(path.dirname(pdf), f))));
+  }
+
+  /** The pages in a row on grey, as on a table. */
+  function sideBySide(images: PNG[]): PNG {
+    const height = Math.max(...images.map((i) => i.height)) + 2 * GAP;
+    const width = images.reduce((sum, i) => sum + i.width + GAP, GAP);
+    const out = new PNG({ width, height });
+    for (let p = 0; p < width * height; p++) out.data.set(GREY, p * 4);
+    let x = GAP;
+    for (const image of images) {
+      PNG.bitblt(image, out, 0, 0, image.width, image.height, x, GAP);
+      x += image.width + GAP;
+    }
+    return out;
+  }
+
+  test('four badges on each size and a long name on each, drawn with pdftoppm; every name reads back as typed', async () => {
+    test.setTimeout(60_000);
+    const group = await server.must<{ id: number }>(201, 'POST', '/groups', { name: 'Badge pictures' });
+    const eventId = (await server.must<{ id: number }>(201, 'POST', '/events', { name: 'Badge night', group_id: group.id, timezone: 'Europe/Amsterdam', starts: '2026-12-10T18:00', ends: '2026-12-10T23:00' })).id;
+    const type = async (name: string) => (await server.must<{ id: number }>(201, 'POST', `/events/${eventId}/registration_types`, { type: 'ticket', name, description: '' })).id;
+    const [speaker, vip, guestOfHonour, attendee] = [await type('Speaker'), await type('VIP'), await type('嘉宾'), await type('Attendee')];
+    const guest = async (registration_type: number, first_name: string, last_name: string, company: string, n: number) =>
+      (await server.must<{ id: number }>(201, 'POST', `/events/${eventId}/guests`, { registration_type, first_name, last_name, company, email: `badge${n}@example.test`, barcode: `BADGE-${n}` })).id;
+    const four = [
+      await guest(speaker, 'Ada', 'Lovelace', 'Analytical Engines Ltd', 1),
+      await guest(vip, 'Maximilian-Alexander', 'von Hohenzollern-Sigmaringen-Württemberg', 'Ευρωπαϊκή Εταιρεία', 2),
+      await guest(guestOfHonour, '王', '小明', '北京公司', 3),
+      await guest(attendee, 'محمد', 'عبد الله', 'شركة', 4),
+    ];
+    const long = await guest(speaker, 'Maximiliane-Alexandra', 'Lefèvre-Dubois', 'Analytical Engines Ltd', 5);
+    const dir = fs.mkdtempSync(path.join(server.dir, 'badge-pictures-'));
+    fs.mkdirSync(DOCS, { recursive: true });
+    for (const size of ['A6', '62x100mm', '4x3in']) {
+      await server.must(200, 'PUT', `/events/${eventId}/badge_layout`, { size });
+      const overview = await badgesPdf(eventId, four, path.join(dir, `badges-${size}.pdf`));
+      const text = execFileSync('pdftotext', [overview, '-'], { encoding: 'utf8' });
+      for (const name of ['Ada', 'Lovelace', 'Maximilian-Alexander', 'Ευρωπαϊκή Εταιρεία', '王', '小明']) expect(text).toContain(name);
+      fs.writeFileSync(path.join(DOCS, `badges-${size}.png`), PNG.sync.write(sideBySide(pages(overview, 4, 72))));
+
+      const alone = await badgesPdf(eventId, [long], path.join(dir, `long-name-${size}.pdf`));
+      const lines = execFileSync('pdftotext', [alone, '-'], { encoding: 'utf8' }).split('\n').map((l) => l.trim());
+      expect(lines).toContain('Maximiliane-Alexandra');
+      expect(lines).toContain('Lefèvre-Dubois');
+      const [page] = pages(alone, 1, 110);
+      fs.writeFileSync(path.join(DOCS, `long-name-${size}.png`), PNG.sync.write(page));
+    }
   });
 });

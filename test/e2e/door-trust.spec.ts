@@ -246,7 +246,7 @@ test('6. a guest who needs attention gets their own colour and sound, with the n
   await expect(door.result()).toHaveAttribute('data-attention', 'true');
   await expect(door.result().getByTestId('note')).toHaveText('Wheelchair: open the side ramp');
   expect((await door.tones()).at(-1)).toEqual(ATTENTION);
-  await door.screenshot('56-attention');
+  await door.screenshotForDocs('56-attention');
   // The next guest (attention by their type) is the answer in front; Ida waits above until seen.
   await door.scan('ATTN-JOAN');
   await door.expectResult('checked_in', 'Needs attention', 'Joan Clarke', 'Over 18');
