@@ -99,3 +99,35 @@ test("a renamed door keeps its history under its new name through a server resta
   await view.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, 'console-supervisor-renamed-phone.png') });
   await supervisorContext.close();
 });
+
+test('a desktop door whose hostname answers late beats only once named: no "Door" row ever', async ({ page }) => {
+  // The desktop app names a new station after the computer; here that answer waits for the test.
+  await page.addInitScript(() => {
+    let release: (name: string) => void = () => undefined;
+    const hostname = new Promise<string>((resolve) => (release = resolve));
+    Object.assign(window, {
+      __nameStation: (name: string) => release(name),
+      doorlistDesktop: { isDesktop: true, hostname: () => hostname, exportEvent: async () => ({ saved: false }), importEvent: async () => ({ imported: false }), onMenu: () => () => undefined },
+    });
+  });
+  await page.goto(`${server.url}/`);
+  await page.evaluate(
+    ([token, event]) => {
+      localStorage.setItem('doorlist.token', token as string);
+      localStorage.setItem('doorlist.event', JSON.stringify(event));
+    },
+    [server.adminToken, { id: seed.eventId, name: seed.eventName }] as const,
+  );
+  await page.reload();
+  const door = new DoorPage(page);
+  await expect(door.scanField()).toBeFocused();
+  const stations = async () => (await server.must<{ supervisor: { stations: { station: string; health: string }[] } }>(200, 'GET', `/events/${seed.eventId}/stats?supervisor=true`)).supervisor.stations;
+  // Polls go on (counters, the probe) while the name is unknown; none of them is a heartbeat.
+  await door.afterPolls(2);
+  expect((await stations()).map((s) => s.station)).not.toContain('Door');
+  await page.evaluate(() => (window as unknown as { __nameStation: (name: string) => void }).__nameStation('kiosk-3'));
+  await expect(page.getByTestId('station')).toHaveText('kiosk-3');
+  await expect.poll(async () => (await stations()).find((s) => s.station === 'kiosk-3')?.health, { timeout: 10_000 }).toBe('online');
+  // The server remembers every name it heard: a beat before the name was known would show here.
+  expect((await stations()).map((s) => s.station)).not.toContain('Door');
+});
