@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { Conn } from '../../db/knex';
+import { createDb, migrateLatest, type Conn } from '../../db/knex';
+import { insertUserIfAbsent } from '../../db/repositories/users';
 import { guestsWithSearchTerms } from '../../db/search-index';
+import { hashPassword } from '../../server/secrets';
 
 /**
  * DOORLIST_TEST_PG (an admin URL, e.g. `postgres://postgres@127.0.0.1:5432/postgres`) runs the
@@ -48,6 +52,49 @@ export async function createTestDatabase(dir: string): Promise<TestDatabase> {
     setting: url.toString(),
     drop: () => asAdmin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
+}
+
+const templates = new Map<string, Promise<string>>();
+
+/**
+ * A migrated SQLite file, with this administrator when given, made once per test process and
+ * copied for each test server: copying takes a millisecond where migrating takes about 80 and
+ * hashing the password (scrypt) about 75, twice a server (its start and the first sign-in).
+ */
+function sqliteTemplate(admin?: { username: string; password: string }): Promise<string> {
+  const key = admin ? `${admin.username}\n${admin.password}` : '';
+  let made = templates.get(key);
+  if (!made) {
+    made = (async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-template-'));
+      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      const file = path.join(dir, 'doorlist.sqlite');
+      const db = createDb(file);
+      try {
+        await migrateLatest(db);
+        if (admin) await insertUserIfAbsent(db, { username: admin.username, password_hash: await hashPassword(admin.password), is_admin: true });
+        // Everything in the file itself, so copying the file alone copies the database.
+        await db.raw('pragma wal_checkpoint(truncate)');
+      } finally {
+        await db.destroy();
+      }
+      return file;
+    })();
+    templates.set(key, made);
+  }
+  return made;
+}
+
+/**
+ * A test server's database in `dir`: on SQLite a copy of a migrated file that already holds
+ * `admin` (`holdsAdmin`); on PostgreSQL a new, empty database that the server migrates and
+ * where it makes the administrator of DOORLIST_ADMIN_*.
+ */
+export async function createServerDatabase(dir: string, admin?: { username: string; password: string }): Promise<TestDatabase & { holdsAdmin: boolean }> {
+  const database = await createTestDatabase(dir);
+  if (TEST_PG) return { ...database, holdsAdmin: false };
+  fs.copyFileSync(await sqliteTemplate(admin), database.setting);
+  return { ...database, holdsAdmin: admin !== undefined };
 }
 
 /** Guests with search terms filed, over every event: what a table count sees of the search index. */
