@@ -3,15 +3,17 @@ import { after, before, describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 import { createEvent, createGroup } from '../helpers/fixtures';
 import { download, importFile, readFile, seedFullEvent } from '../helpers/event-files';
-import { ABANDONED_AFTER_MS, discardHiddenEvent, IMPORT_HEARTBEAT_MS, insertHiddenEvent, keepImportAlive } from '../../db/repositories/event-file-merge';
+import { discardHiddenEvent, importLiveness, insertHiddenEvent, keepImportAlive } from '../../db/repositories/event-file-merge';
 import { MSG } from '../../core/messages';
 import type { EventRow } from '../../db/repositories/events';
 
-// An import silent this long is taken for dead (the repository's ABANDONED_MS).
-const ABANDONED_MS = ABANDONED_AFTER_MS - IMPORT_HEARTBEAT_MS;
+// The laptop takes an import silent this long for dead (importAbandonedMs; 10 s when shipped),
+// and its imports stamp every fifth of it.
+const ABANDONED_MS = 2000;
+const HEARTBEAT_MS = ABANDONED_MS / 5;
 // The laptop's imports wait this long for another import of the same event (30 s when shipped):
-// past the first heartbeat and past the moment an unstamped import would look dead.
-const IMPORT_WAIT_MS = 2 * IMPORT_HEARTBEAT_MS + 1000;
+// past the first heartbeat and a second past the moment an unstamped import would look dead.
+const IMPORT_WAIT_MS = ABANDONED_MS + 1000;
 
 /** A new event's rows are written under an event no one sees until the import reveals it. */
 describe('POST /events/import: an event still being imported', () => {
@@ -22,7 +24,7 @@ describe('POST /events/import: an event still being imported', () => {
   let groupId: number;
 
   before(async () => {
-    [origin, laptop] = await Promise.all([TestServer.start(), TestServer.start({ importWaitMs: IMPORT_WAIT_MS })]);
+    [origin, laptop] = await Promise.all([TestServer.start(), TestServer.start({ importWaitMs: IMPORT_WAIT_MS, importAbandonedMs: ABANDONED_MS })]);
     const eventId = await createEvent(origin, await createGroup(origin), { name: 'Staged night' });
     await seedFullEvent(origin, eventId, 'Stage');
     file = await download(origin, eventId);
@@ -34,12 +36,13 @@ describe('POST /events/import: an event still being imported', () => {
   });
 
   it('is in no list and answers 404; an import of it waits while its import is alive, 409 after the wait, and follows it once it ends', async () => {
+    assert.deepEqual(importLiveness(laptop.db), { abandonedMs: ABANDONED_MS, heartbeatMs: HEARTBEAT_MS });
     const hidden = await insertHiddenEvent(laptop.db, { ...(eventRecord as Omit<EventRow, 'id' | 'group_id'>), group_id: groupId });
     const alive = keepImportAlive(laptop.db, hidden);
     try {
       // Stamped as if its import had run a while: without its next heartbeat (due in
-      // IMPORT_HEARTBEAT_MS) it would look dead half a heartbeat later, before the wait ends.
-      const aged = new Date(Date.now() - (ABANDONED_MS - 1.5 * IMPORT_HEARTBEAT_MS)).toISOString();
+      // HEARTBEAT_MS) it would look dead a heartbeat and a half later, before the wait ends.
+      const aged = new Date(Date.now() - (ABANDONED_MS - 2.5 * HEARTBEAT_MS)).toISOString();
       await laptop.db('events').where({ id: hidden }).update({ importing_since: aged });
       assert.equal((await laptop.get('/events')).body.count, 0);
       assert.deepEqual((await laptop.get(`/events/${hidden}`)).body, { detail: MSG.eventNotFound });
