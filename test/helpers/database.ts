@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,22 +54,40 @@ export async function createTestDatabase(dir: string): Promise<TestDatabase> {
   };
 }
 
+// What decides a template's content: the schema's code and how a password is stored.
+const ROOT = path.resolve(__dirname, '..', '..');
+const TEMPLATE_SOURCES = ['db/migrations', 'db/dialect', 'db/knex.ts', 'db/search-terms.ts', 'db/repositories/users.ts', 'server/secrets.ts'];
+const TEMPLATES = path.join(os.tmpdir(), 'doorlist-test-templates');
 const templates = new Map<string, Promise<string>>();
 
+function sourceDigest(admin?: { username: string; password: string }): string {
+  const hash = createHash('sha256').update(JSON.stringify(admin ?? null));
+  const add = (file: string) => {
+    if (fs.statSync(file).isDirectory()) for (const name of fs.readdirSync(file).sort()) add(path.join(file, name));
+    else hash.update(file).update(fs.readFileSync(file));
+  };
+  for (const source of TEMPLATE_SOURCES) add(path.join(ROOT, source));
+  return hash.digest('hex').slice(0, 16);
+}
+
 /**
- * A migrated SQLite file, with this administrator when given, made once per test process and
- * copied for each test server: copying takes a millisecond where migrating takes about 80 and
- * hashing the password (scrypt) about 75, twice a server (its start and the first sign-in).
+ * A migrated SQLite file, with this administrator when given, copied for each test server:
+ * copying takes a millisecond where migrating takes about 80 and hashing the password (scrypt)
+ * about 75, twice a server (its start and the first sign-in). Made once for every test process
+ * (like tsx's cache, in the temporary folder), named by a digest of the code that decides its
+ * content, so a changed migration makes a new one.
  */
 function sqliteTemplate(admin?: { username: string; password: string }): Promise<string> {
-  const key = admin ? `${admin.username}\n${admin.password}` : '';
+  const key = JSON.stringify(admin ?? null);
   let made = templates.get(key);
   if (!made) {
+    const file = path.join(TEMPLATES, `${sourceDigest(admin)}.sqlite`);
     made = (async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-template-'));
-      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-      const file = path.join(dir, 'doorlist.sqlite');
-      const db = createDb(file);
+      if (fs.existsSync(file)) return file;
+      fs.mkdirSync(TEMPLATES, { recursive: true });
+      // Made beside and renamed into place: processes making it at once never see half of it.
+      const making = `${file}.${process.pid}.making`;
+      const db = createDb(making);
       try {
         await migrateLatest(db);
         if (admin) await insertUserIfAbsent(db, { username: admin.username, password_hash: await hashPassword(admin.password), is_admin: true });
@@ -78,6 +96,8 @@ function sqliteTemplate(admin?: { username: string; password: string }): Promise
       } finally {
         await db.destroy();
       }
+      for (const extra of ['-wal', '-shm']) fs.rmSync(making + extra, { force: true });
+      fs.renameSync(making, file);
       return file;
     })();
     templates.set(key, made);
