@@ -6,7 +6,6 @@ import pg from 'pg';
 import { createDb, migrateLatest, type Conn } from '../../db/knex';
 import { insertUserIfAbsent } from '../../db/repositories/users';
 import { guestsWithSearchTerms } from '../../db/search-index';
-import { hashPassword } from '../../server/secrets';
 
 /**
  * DOORLIST_TEST_PG (an admin URL, e.g. `postgres://postgres@127.0.0.1:5432/postgres`) runs the
@@ -90,7 +89,12 @@ function sqliteTemplate(admin?: { username: string; password: string }): Promise
       const db = createDb(making);
       try {
         await migrateLatest(db);
-        if (admin) await insertUserIfAbsent(db, { username: admin.username, password_hash: await hashPassword(admin.password), is_admin: true });
+        if (admin) {
+          // Loaded only here: test/api/startup.test.ts counts scrypt calls with a mock set up
+          // before server/secrets takes node:crypto's scrypt.
+          const { hashPassword } = await import('../../server/secrets');
+          await insertUserIfAbsent(db, { username: admin.username, password_hash: await hashPassword(admin.password), is_admin: true });
+        }
         // Everything in the file itself, so copying the file alone copies the database.
         await db.raw('pragma wal_checkpoint(truncate)');
       } finally {

@@ -49,7 +49,7 @@ export class TestServer {
     const database = await createServerDatabase(dir, admin);
     // An administrator already in the file needs no DOORLIST_ADMIN_*, whose check of the stored
     // password would cost the first sign-in a scrypt (server/start.ts ensureAdmin).
-    const adminSettings = database.holdsAdmin ? { adminUsername: undefined, adminPassword: undefined } : {};
+    const adminSettings = database.holdsAdmin && overrides.db === undefined ? { adminUsername: undefined, adminPassword: undefined } : {};
     const config = loadConfig({}, [], { db: database.setting, port: 0, logLevel: 'silent', checkReplies: true, ...settings, ...adminSettings });
     const running = await startServer(config, { ...options, logger: pino({ level: 'silent' }), announce: false });
     const server = new TestServer(running, dir, config, database);
