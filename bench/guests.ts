@@ -1,4 +1,4 @@
-import { DOOR_ACTIVE_MS } from '../server/services/local-writes';
+import { loadConfig } from '../server/config';
 import { percentile, round, type Log, type Metric } from './common';
 import { drive } from './load';
 import { barcodeOf } from './seed';
@@ -103,7 +103,7 @@ export async function benchCsvImport(input: GuestsBenchInput, log: Log): Promise
   const importCpuS = cpuBefore === undefined ? NaN : round(((input.serverCpuMs?.() ?? NaN) - cpuBefore) / 1000, 1);
   const baseline = await scansWhile(() => new Promise((resolve) => setTimeout(resolve, Math.min(imported.ms, 5000))));
   // Until then the server takes the doors for still at work and stages in smaller batches.
-  await new Promise((resolve) => setTimeout(resolve, DOOR_ACTIVE_MS + 500));
+  await new Promise((resolve) => setTimeout(resolve, loadConfig(process.env, []).doorActiveMs + 500));
   const quietCpuBefore = input.serverCpuMs?.();
   const quiet = round((await importCsv(input, csvOf(CSV_ROWS, 'QUIET'), CSV_ROWS)) / 1000, 2);
   const quietCpuS = quietCpuBefore === undefined ? NaN : round(((input.serverCpuMs?.() ?? NaN) - quietCpuBefore) / 1000, 1);

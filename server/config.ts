@@ -76,6 +76,14 @@ const ConfigSchema = z
      * import of the same event before answering 409 (30 s when unset).
      */
     importWaitMs: z.coerce.number().int().min(0).optional(),
+    /**
+     * DOORLIST_IMPORT_ABANDONED_MS: an import or merge whose heartbeat has been silent this long
+     * is taken for dead (a crash, kill -9) and what it left is cleared; it stamps five times as
+     * often. Every process on one database must agree on it.
+     */
+    importAbandonedMs: z.coerce.number().int().min(500).max(3_600_000),
+    /** DOORLIST_DOOR_ACTIVE_MS: an API write this recent means a door is at work, so imports and merges go in short turns. */
+    doorActiveMs: z.coerce.number().int().min(0).max(3_600_000),
     /** DOORLIST_SYNC_DEADLINE_S: the longest one exchange with a followed upstream may take (a pull, a push). */
     syncDeadlineSeconds: z.coerce.number().int().min(1).max(86_400),
     /** DOORLIST_SYNC_MIN_RATE: bytes a second an upstream's answer (or a push going up) may not fall under. */
@@ -131,6 +139,8 @@ export function loadConfig(
     uploadMinBytesPerSecond: env.DOORLIST_UPLOAD_MIN_RATE || 2048,
     uploadGraceMs: env.DOORLIST_UPLOAD_GRACE_MS || 10_000,
     importWaitMs: env.DOORLIST_TEST_IMPORT_WAIT_MS || undefined,
+    importAbandonedMs: env.DOORLIST_IMPORT_ABANDONED_MS || 10_000,
+    doorActiveMs: env.DOORLIST_DOOR_ACTIVE_MS || 10_000,
     syncDeadlineSeconds: env.DOORLIST_SYNC_DEADLINE_S || 600,
     syncMinRate: env.DOORLIST_SYNC_MIN_RATE || 4096,
     ...overrides,

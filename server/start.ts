@@ -17,7 +17,7 @@ import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
 import { noteOnStderr, printLine } from './log-destination';
 import { SyncFollower, syncTiming } from './sync';
-import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
+import { abandonedAfterMs, clearAbandonedImports, setImportLiveness } from '../db/repositories/event-file-merge';
 
 export interface RunningServer {
   url: string;
@@ -120,6 +120,7 @@ export interface StartOptions {
  */
 async function openDatabases(config: Config, logger: Logger) {
   const db = createDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs, warn: (message) => logger.warn(message), checkpointsBeside: true });
+  setImportLiveness(db, config.importAbandonedMs);
   const stopCheckpoints = checkpointBeside(config.db);
   const readDb = createReadDb(config.db, { pool: config.dbPool, statementTimeoutMs: config.dbStatementTimeoutMs });
   const damaged = (problem: string) => new Error(MSG.databaseDamaged(config.db, problem.replace(/\s+/g, ' ')));
@@ -216,7 +217,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // cleared once its stamps are surely stale, whether or not anyone imports again.
   const clearing = setTimeout(() => {
     if (!closing) clearAbandonedImports(db).catch((err: Error) => logger.warn({ err }, 'what an interrupted import left could not be cleared yet'));
-  }, ABANDONED_AFTER_MS);
+  }, abandonedAfterMs(db));
   clearing.unref();
   void checked.then(() => {
     if (closing) return;

@@ -16,13 +16,30 @@ export type Row = Record<string, unknown>;
 
 const BATCH = 500;
 /**
- * A running import stamps its hidden event's `importing_since` this often (`keepImportAlive`),
- * so the stamp tells a live import from one a crash or a killed process left behind, from any
- * process on the database.
+ * A running import stamps its hidden event's `importing_since` every `heartbeatMs`
+ * (`keepImportAlive`), so the stamp tells a live import from one a crash or a killed process
+ * left behind, from any process on the database; one silent for `abandonedMs` (five
+ * heartbeats missed) is taken for dead and cleared by the next one.
  */
-export const IMPORT_HEARTBEAT_MS = 2000;
-// An import silent this long (five heartbeats missed) is taken for dead and cleared by the next one.
-const ABANDONED_MS = 10_000;
+export interface ImportLiveness {
+  heartbeatMs: number;
+  abandonedMs: number;
+}
+
+// Per database handle, as every import through it must agree: the server sets it from its
+// configuration (importAbandonedMs) when it opens the database; anything else (the command
+// line, a bench) gets the shipped ten seconds.
+const LIVENESS = new WeakMap<Db, ImportLiveness>();
+const SHIPPED_ABANDONED_MS = 10_000;
+
+/** Imports through `db` are taken for dead after `abandonedMs` of silence, and stamp five times as often. */
+export function setImportLiveness(db: Db, abandonedMs: number): void {
+  LIVENESS.set(db, { abandonedMs, heartbeatMs: abandonedMs / 5 });
+}
+
+export function importLiveness(db: Db): ImportLiveness {
+  return LIVENESS.get(db) ?? { abandonedMs: SHIPPED_ABANDONED_MS, heartbeatMs: SHIPPED_ABANDONED_MS / 5 };
+}
 
 export type ImportingEventRow = EventRow & { importing_since: string | null };
 
@@ -61,11 +78,12 @@ export async function insertHiddenEvent(db: Conn, fields: Omit<EventRow, 'id'>):
 }
 
 /**
- * Stamps the hidden event `id` now, every IMPORT_HEARTBEAT_MS until `stop`: one single-row
+ * Stamps the hidden event `id` now, every heartbeat (importLiveness) until `stop`: one single-row
  * UPDATE of its own (no transaction held open), queued behind the writes under way like any
  * other, and the next one only once it has answered. `stop` waits for a stamp under way.
  */
 export function keepImportAlive(db: Db, id: number): { stop: () => Promise<void> } {
+  const { heartbeatMs } = importLiveness(db);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let stamping: Promise<void> = Promise.resolve();
@@ -84,7 +102,7 @@ export function keepImportAlive(db: Db, id: number): { stop: () => Promise<void>
       });
   };
   const schedule = () => {
-    timer = setTimeout(beat, IMPORT_HEARTBEAT_MS);
+    timer = setTimeout(beat, heartbeatMs);
     // A process with nothing else to do does not stay up for it.
     timer.unref();
   };
@@ -146,11 +164,14 @@ export async function clearAbandonedImports(db: Db): Promise<void> {
 }
 
 /** How long after start-up what a dead process left is sure to look abandoned. */
-export const ABANDONED_AFTER_MS = ABANDONED_MS + IMPORT_HEARTBEAT_MS;
+export function abandonedAfterMs(db: Db): number {
+  const { abandonedMs, heartbeatMs } = importLiveness(db);
+  return abandonedMs + heartbeatMs;
+}
 
 /** Hidden events whose import stopped stamping them (a crash, a killed process). */
-export async function abandonedImports(db: Conn): Promise<number[]> {
-  const before = new Date(Date.now() - ABANDONED_MS).toISOString();
+export async function abandonedImports(db: Db): Promise<number[]> {
+  const before = new Date(Date.now() - importLiveness(db).abandonedMs).toISOString();
   return (await db('events').whereNotNull('importing_since').where('importing_since', '<', before).pluck('id')) as number[];
 }
 

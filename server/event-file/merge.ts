@@ -168,7 +168,7 @@ const NEW_EVENT_WRITES_IN_FLIGHT = 2;
 const LOOKUP_ROWS = 100;
 /**
  * How long an import of an event another import is writing waits for that one to finish or to
- * be found dead (ABANDONED_MS after its last heartbeat) before answering 409, and how often it looks.
+ * be found dead (its abandonedMs after its last heartbeat, importLiveness) before answering 409, and how often it looks.
  */
 const IMPORT_WAIT_MS = 30_000;
 const IMPORT_POLL_MS = 250;

@@ -66,7 +66,7 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
   const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
+  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(config.doorActiveMs), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
 
   const app = express();
   app.disable('x-powered-by');

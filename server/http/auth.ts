@@ -53,7 +53,11 @@ export class Authenticator {
   private passwordWork?: () => Promise<void>;
   private passwordsDone?: Promise<void>;
 
-  constructor(private readonly db: Db) {}
+  /** `now`: the clock the cache's lifetime runs on (tests move it). */
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Work to finish before any password is compared: the start leaves the environment's
@@ -82,7 +86,7 @@ export class Authenticator {
     const match = AUTH_HEADER.exec(req.headers.authorization ?? '');
     if (!match) throw new UnauthorizedError();
     const hash = hashSecret(match[1]);
-    const now = Date.now();
+    const now = this.now();
     const cached = this.cache.get(hash);
     if (cached) {
       this.cache.delete(hash);

@@ -1,5 +1,3 @@
-export const DOOR_ACTIVE_MS = 10_000;
-
 /**
  * Tells whoever listens that a request changed an event here (a scan, an undo, a walk-in, a
  * guest edit): the sync follower then pushes it at once instead of at its next tick. A hint
@@ -10,7 +8,11 @@ export class LocalWrites {
   private readonly unfollowListeners = new Set<(eventId: number) => Promise<void>>();
   private lastWriteAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /** `activeMs`: how recent a write means a door at work (config doorActiveMs, DOORLIST_DOOR_ACTIVE_MS). */
+  constructor(
+    private readonly activeMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   noteWrite(eventId: number): void {
     this.lastWriteAt = this.now();
@@ -18,12 +20,12 @@ export class LocalWrites {
   }
 
   /**
-   * Whether a request wrote to an event here in the last ten seconds: a door at work, whose
+   * Whether a request wrote to an event here in the last `activeMs`: a door at work, whose
    * scans an import must not keep waiting (ImportOptions.doorActive). Requests to this
    * process only: another server process on the same SQLite file is not seen.
    */
   doorActive(): boolean {
-    return this.now() - this.lastWriteAt < DOOR_ACTIVE_MS;
+    return this.now() - this.lastWriteAt < this.activeMs;
   }
 
   onWrite(listener: (eventId: number) => void): void {

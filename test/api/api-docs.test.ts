@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestServer } from '../helpers/server';
 
+/** The API reference: GET /api/v1/docs (offline, whole) and GET /api/v1/openapi.json. */
+
 describe('GET /api/v1/docs: the API reference, served offline', () => {
   let server: TestServer;
   before(async () => {
@@ -49,5 +51,20 @@ describe('GET /api/v1/docs: the API reference, served offline', () => {
       const res = await server.request('GET', pathName, { token: null });
       assert.equal(res.status, 404, pathName);
     }
+  });
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start();
+  });
+  after(() => server.stop());
+
+  it('describes the API with paths under /api/v1', async () => {
+    const res = await server.get('/openapi.json', { token: null });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.0.3');
+    assert.ok(res.body.paths['/events/{event_id}/duplicate_event'].post);
   });
 });

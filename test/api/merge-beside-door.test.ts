@@ -200,6 +200,8 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
 describe('a merge whose process is killed midway (issue 35)', () => {
   // Three turns (2,000, 2,000 and 500, no door at work): killed after the first commits.
   const GUESTS = 4500;
+  // Both processes take a merge silent this long for dead (10 s when shipped; importAbandonedMs).
+  const ABANDONED = { DOORLIST_IMPORT_ABANDONED_MS: '5000' };
   let dir: string;
   let database: TestDatabase;
   let db: Db;
@@ -234,7 +236,7 @@ describe('a merge whose process is killed midway (issue 35)', () => {
     const file = writeFile(header, records);
     const before = await db('guests').orderBy('id').select('id', 'last_name', 'modified');
 
-    const killed = await startServeProcess({ DOORLIST_DB: database.setting });
+    const killed = await startServeProcess({ DOORLIST_DB: database.setting, ...ABANDONED });
     server = killed;
     const token = await signIn(killed.baseUrl);
     const send = () => fetch(`${killed.baseUrl}/events/import`, { method: 'POST', headers: { ...GZIP, authorization: `Token ${token}` }, body: new Uint8Array(file) });
@@ -250,7 +252,7 @@ describe('a merge whose process is killed midway (issue 35)', () => {
     assert.equal((await db('events').whereNotNull('importing_since')).length, 1);
 
     // The next start undoes it by itself once the merge's stamp is stale.
-    server = await startServeProcess({ DOORLIST_DB: database.setting });
+    server = await startServeProcess({ DOORLIST_DB: database.setting, ...ABANDONED });
     const undone = async () => (await db('events').whereNotNull('importing_since')).length === 0 && Number((await db('merge_journal').count({ n: '*' }))[0].n) === 0;
     await eventually('the killed merge undone', async () => ((await undone()) ? true : undefined), 60_000);
     assert.deepEqual(await db('guests').orderBy('id').select('id', 'last_name', 'modified'), before);

@@ -2,11 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { newUid } from '../../core/uid';
+import { findUserByUsername, insertToken } from '../../db/repositories/users';
 import { loadConfig, type Config } from '../../server/config';
+import { hashSecret, newSecret } from '../../server/secrets';
 import { startServer, type RunningServer, type StartOptions } from '../../server/start';
-import { createTestDatabase, type TestDatabase } from './database';
+import { createServerDatabase, type TestDatabase } from './database';
 
 export const ADMIN = { username: 'admin', password: 'door-admin-secret' };
+// What a sign-in gives a token (server/routes/auth.ts).
+const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -40,21 +45,25 @@ export class TestServer {
 
   static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs' | 'badgeWorkerFile'> = {}): Promise<TestServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
-    const database = await createTestDatabase(dir);
-    const config = loadConfig({}, [], {
-      db: database.setting,
-      port: 0,
-      adminUsername: ADMIN.username,
-      adminPassword: ADMIN.password,
-      logLevel: 'silent',
-      checkReplies: true,
-      ...overrides,
-    });
+    const settings = { adminUsername: ADMIN.username, adminPassword: ADMIN.password, ...overrides };
+    const admin = settings.adminUsername === ADMIN.username && settings.adminPassword === ADMIN.password ? ADMIN : undefined;
+    const database = await createServerDatabase(dir, admin);
+    // An administrator already in the file needs no DOORLIST_ADMIN_*, whose check of the stored
+    // password would cost the first sign-in a scrypt (server/start.ts ensureAdmin).
+    const adminSettings = database.holdsAdmin && overrides.db === undefined ? { adminUsername: undefined, adminPassword: undefined } : {};
+    const config = loadConfig({}, [], { db: database.setting, port: 0, logLevel: 'silent', checkReplies: true, ...settings, ...adminSettings });
     const startOptions: StartOptions = { ...options, logger: pino({ level: 'silent' }), announce: false };
     const running = await startServer(config, startOptions);
     const server = new TestServer(running, dir, config, database, startOptions);
-    const login = await server.request('POST', '/apps/api/auth', { body: ADMIN, token: null });
-    server.adminToken = login.body.token;
+    // The administrator's token written as a sign-in writes it, without the sign-in's scrypt;
+    // the user's uid made its own, as a start on an empty database would.
+    const user = admin && (await findUserByUsername(running.db, admin.username));
+    if (user) {
+      await running.db('users').where({ id: user.id }).update({ uid: newUid() });
+      const token = newSecret();
+      await insertToken(running.db, user.id, hashSecret(token), new Date(Date.now() + TOKEN_LIFETIME_MS).toISOString());
+      server.adminToken = token;
+    }
     return server;
   }
 

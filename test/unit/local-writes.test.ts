@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { LocalWrites } from '../../server/services/local-writes';
 
 describe('LocalWrites.doorActive', () => {
-  it('is false until a request writes, true for ten seconds after, then false again', () => {
+  it('is false until a request writes, true for activeMs (the setting, ten seconds shipped) after, then false again', () => {
     let now = 1_000;
-    const writes = new LocalWrites(() => now);
+    const writes = new LocalWrites(10_000, () => now);
     const heard: number[] = [];
     writes.onWrite((eventId) => heard.push(eventId));
     assert.equal(writes.doorActive(), false);
@@ -20,7 +20,7 @@ describe('LocalWrites.doorActive', () => {
 
 describe('LocalWrites.noteUnfollow', () => {
   it('resolves only once every listener has finished with the event (the follower’s cycle under way)', async () => {
-    const writes = new LocalWrites();
+    const writes = new LocalWrites(10_000);
     const events: string[] = [];
     let finishCycle: () => void = () => undefined;
     writes.onUnfollow(async (eventId) => {
