@@ -6,12 +6,13 @@ import { fileSearchTerms, filePreparedSearchTerms, forgetSearchTerms, prepareSea
 import { batchSearchTerms, searchTerms, searchWords, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
 import { apiDatetime, bytesOf, joinedText, jsonArrayText, jsonBool, jsonBoolColumn, jsonFromText, jsonObjectText, textAsBytes } from '../dialect/json';
-import { isUniqueViolation, uniqueKey } from '../errors';
+import { codeHolders, codeRefusal, isBarcodeTaken, isCodeTaken } from './guest-codes';
 import { sentAtOnce, survivingFailure, writeTransaction } from '../write-transaction';
 import { newUid } from '../../core/uid';
 import { nowIso } from '../../core/time';
-import { ValidationError, type FieldErrors } from '../../core/errors';
-import { MSG, type GUEST_ORDERINGS } from '../../core/messages';
+import { ValidationError } from '../../core/errors';
+import { codeClashErrors } from '../../core/guest-codes';
+import type { GUEST_ORDERINGS } from '../../core/messages';
 import type { AnswerInput } from '../../core/answers';
 
 /**
@@ -114,47 +115,6 @@ type Searchable = SearchableFields & { id: number };
 export async function replaceSearchTerms(trx: Conn, eventId: number, guest: Searchable): Promise<void> {
   await forgetSearchTerms(trx, guest.id);
   await fileSearchTerms(trx, eventId, [searchTerms(guest)], [guest.id]);
-}
-
-// ---------------------------------------------------------------------------------------
-// Uniqueness: barcode and NFC tag within an event
-
-type Wording = 'create' | 'update';
-
-const BARCODE_KEY = uniqueKey('guests', ['event_id', 'barcode'], 'guests_event_barcode_unique');
-const NFC_TAG_KEY = uniqueKey('guests', ['event_id', 'nfc_tag'], 'guests_event_nfc_tag_unique');
-export const isCodeTaken = (err: unknown) => isUniqueViolation(err, BARCODE_KEY) || isUniqueViolation(err, NFC_TAG_KEY);
-
-async function conflicts(db: Conn, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<FieldErrors | undefined> {
-  const errors: FieldErrors = {};
-  if (fields.barcode) {
-    const q = db('guests').where({ event_id: eventId, barcode: fields.barcode });
-    if (exceptId) q.whereNot('id', exceptId);
-    const other = await q.first('id');
-    if (other) {
-      errors.barcode = [wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists];
-      errors.conflicted_guest_id = [String(other.id)];
-    }
-  }
-  if (fields.nfc_tag) {
-    const q = db('guests').where({ event_id: eventId, nfc_tag: fields.nfc_tag });
-    if (exceptId) q.whereNot('id', exceptId);
-    if (await q.first('id')) errors.nfc_tag = [wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate];
-  }
-  return Object.keys(errors).length > 0 ? errors : undefined;
-}
-
-/**
- * Turns a unique-index refusal into the spec's field errors. The pre-check normally
- * answers first; this covers a writer that slipped in between (another process).
- */
-async function uniqueViolationError(db: Conn, err: unknown, eventId: number, fields: { barcode?: string | null; nfc_tag?: string | null }, exceptId?: number, wording: Wording = 'create'): Promise<ValidationError | undefined> {
-  if (!isCodeTaken(err)) return undefined;
-  const found = await conflicts(db, eventId, fields, exceptId, wording);
-  if (found) return new ValidationError(found);
-  if (isUniqueViolation(err, BARCODE_KEY)) return ValidationError.field('barcode', wording === 'create' ? MSG.barcodeExistsConflict : MSG.barcodeExists);
-  if (isUniqueViolation(err, NFC_TAG_KEY)) return ValidationError.field('nfc_tag', wording === 'create' ? MSG.nfcTagExists : MSG.nfcTagExistsOnUpdate);
-  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -461,7 +421,7 @@ export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Pro
         // A generated code that met an existing one (2^-60 per pair): draw again. The failed
         // statement alone is undone, the transaction goes on.
         const generated = chunk.some((g) => !g.barcode);
-        if (generated && attempt < 3 && isUniqueViolation(err, BARCODE_KEY) && !(await chunkHasTakenCodes(trx, eventId, chunk))) {
+        if (generated && attempt < 3 && isBarcodeTaken(err) && !(await chunkHasTakenCodes(trx, eventId, chunk))) {
           chunk.forEach((g, i) => {
             if (!g.barcode) records[i].barcode = generateBarcode();
           });
@@ -489,47 +449,32 @@ async function chunkHasTakenCodes(trx: Conn, eventId: number, chunk: GuestInsert
   return !!(await trx('guests').where('event_id', eventId).whereIn('barcode', codes).first('id'));
 }
 
-/** The first guest of a chunk whose barcode or tag is taken (or repeated within the chunk). */
+/** The first guest of a chunk whose barcode or tag is taken, by a guest here or an earlier one of the chunk. */
 async function firstConflict(trx: Conn, err: unknown, eventId: number, chunk: GuestInsert[]): Promise<ValidationError | undefined> {
   if (!isCodeTaken(err)) return undefined;
-  for (const g of chunk) {
-    const found = await conflicts(trx, eventId, g);
-    if (found) return new ValidationError(found);
-  }
-  const seen = { barcode: new Set<string>(), nfc_tag: new Set<string>() };
-  for (const g of chunk) {
-    if (g.barcode && seen.barcode.has(g.barcode)) return ValidationError.field('barcode', MSG.barcodeExistsConflict);
-    if (g.nfc_tag && seen.nfc_tag.has(g.nfc_tag)) return ValidationError.field('nfc_tag', MSG.nfcTagExists);
-    if (g.barcode) seen.barcode.add(g.barcode);
-    if (g.nfc_tag) seen.nfc_tag.add(g.nfc_tag);
+  const holders = (await codeHolders(trx, eventId, chunk)).map<number | undefined>((h) => h.id);
+  for (const guest of chunk) {
+    const errors = codeClashErrors(holders.claim(guest, undefined), 'create');
+    if (errors) return new ValidationError(errors);
   }
   return undefined;
 }
 
 /**
- * The spec's 400 for a guest whose barcode or NFC tag another guest of the event holds (the
- * holder's id with it), or undefined when both are free.
- */
-export async function codesTaken(db: Conn, eventId: number, guest: GuestInsert): Promise<ValidationError | undefined> {
-  const found = await conflicts(db, eventId, guest);
-  return found && new ValidationError(found);
-}
-
-/**
  * Updates the given fields; answers sent replace the guest's answers to those questions.
- * Keeps the search terms in step, all in one transaction.
+ * Keeps the search terms in step, all in one transaction (the caller's, when given one, where
+ * its codes were checked: server/services/guest-writes.ts). A code the unique index refuses
+ * answers the spec's 400.
  */
 export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdateFields): Promise<void> {
   const { answers, ...columns } = fields;
   const now = nowIso();
   await writeTransaction(db, async (trx) => {
-    const found = await conflicts(trx, guest.event_id, columns, guest.id, 'update');
-    if (found) throw new ValidationError(found);
     try {
       // The transaction must outlive a refused update, to look up who holds the code.
       await survivingFailure(trx, (t) => t('guests').where({ id: guest.id }).update({ ...columns, modified: now }));
     } catch (err) {
-      throw (await uniqueViolationError(trx, err, guest.event_id, columns, guest.id, 'update')) ?? err;
+      throw (await codeRefusal(trx, err, guest.event_id, columns, 'update', guest.id)) ?? err;
     }
     if (SEARCHED_FIELDS.some((k) => k in columns)) await replaceSearchTerms(trx, guest.event_id, { ...guest, ...columns, id: guest.id });
     if (answers) {

@@ -11,8 +11,6 @@ import {
   eventByUid,
   groupExists,
   groupIdByUid,
-  guestHoldingCode,
-  guestsHoldingCodes,
   insertFileGroup,
   insertHiddenEvent,
   insertMergeMarker,
@@ -30,6 +28,8 @@ import {
 import type { TableCounts } from '../../db/repositories/event-file-export';
 import { forgetMerge, MergeJournal } from '../../db/repositories/merge-journal';
 import { replaceSearchTerms } from '../../db/repositories/guests';
+import { codeHolders, type CodeHolderRow } from '../../db/repositories/guest-codes';
+import { CODE_COLUMNS, mergeCodeResolution, type CodeColumn, type GuestCodes } from '../../core/guest-codes';
 import { fileSearchTerms, refreshSearchStatistics } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
 import { alongside, chunks } from '../../db/bulk';
@@ -766,26 +766,30 @@ export class EventMerger {
     if (def.name === 'guests') await replaceSearchTerms(trx, this.eventId, { ...local, ...changes, id: local.id as number });
   }
 
-  /** An incoming code change that would take another guest's barcode or tag is not applied. */
+  /** An incoming code change that would take another guest's barcode or tag is not applied (core/guest-codes.ts). */
   private async keepCodesUnique(trx: Trx, local: Row, changes: Row): Promise<void> {
-    for (const column of ['barcode', 'nfc_tag'] as const) {
-      const value = changes[column];
-      if (value == null || value === local[column]) continue;
-      const other = await guestHoldingCode(trx, this.eventId, column, value as string, local.id as number);
-      if (!other) continue;
+    const changed: Record<string, string> = {};
+    for (const column of CODE_COLUMNS) if (changes[column] != null && changes[column] !== local[column]) changed[column] = changes[column] as string;
+    if (Object.keys(changed).length === 0) return;
+    const holders = await codeHolders(trx, this.eventId, [changed]);
+    for (const { column, code, holder } of holders.clashes(changed, (h) => h.id === local.id)) {
       changes[column] = local[column];
-      this.conflict({
-        table: 'guests',
-        uid: local.uid as string,
-        kind: column,
-        value: value as string,
-        existing_id: other.id as number,
-        existing_uid: other.uid as string,
-        resolution: `kept this guest's ${column}`,
-        guest: person(local),
-        existing_guest: { id: other.id as number, ...person(other) },
-      });
+      this.codeConflict(local, column, code, holder, mergeCodeResolution(column, 'changed').resolution);
     }
+  }
+
+  private codeConflict(guest: Row, column: CodeColumn, value: string, holder: CodeHolderRow, resolution: string): void {
+    this.conflict({
+      table: 'guests',
+      uid: guest.uid as string,
+      kind: column,
+      value,
+      existing_id: holder.id,
+      existing_uid: holder.uid,
+      resolution,
+      guest: person(guest),
+      existing_guest: { id: holder.id, uid: holder.uid, first_name: holder.first_name, last_name: holder.last_name },
+    });
   }
 
   /** Per owned table, the ids of children of parents whose file version won, that the file does not list. */
@@ -821,32 +825,17 @@ export class EventMerger {
     return keep;
   }
 
-  /** A new guest whose barcode another guest here has is skipped; a clashing NFC tag is left empty. */
+  /** A new guest whose barcode another guest here has is skipped; a clashing NFC tag is left empty (core/guest-codes.ts). */
   private async dropCodeClashes(trx: Conn, guests: Row[]): Promise<Row[]> {
-    const holders = new Map<string, Row>();
-    for (const column of ['barcode', 'nfc_tag'] as const) {
-      const values = guests.map((g) => g[column]).filter((v): v is string => typeof v === 'string');
-      for (const f of await guestsHoldingCodes(trx, this.eventId, column, values)) holders.set(`${column}:${f[column]}`, f);
-    }
+    const holders = await codeHolders(trx, this.eventId, guests as GuestCodes[]);
     const keep: Row[] = [];
     for (const guest of guests) {
       let skip = false;
-      for (const column of ['barcode', 'nfc_tag'] as const) {
-        const other = guest[column] == null ? undefined : holders.get(`${column}:${guest[column]}`);
-        if (!other) continue;
-        this.conflict({
-          table: 'guests',
-          uid: guest.uid as string,
-          kind: column,
-          value: guest[column] as string,
-          existing_id: other.id as number,
-          existing_uid: other.uid as string,
-          resolution: column === 'barcode' ? 'guest skipped' : 'guest added without NFC tag',
-          guest: person(guest),
-          existing_guest: { id: other.id as number, ...person(other) },
-        });
-        if (column === 'barcode') skip = true;
-        else guest.nfc_tag = null;
+      for (const { column, code, holder } of holders.clashes(guest as GuestCodes)) {
+        const { resolution, skipGuest } = mergeCodeResolution(column, 'new');
+        this.codeConflict(guest, column, code, holder, resolution);
+        if (skipGuest) skip = true;
+        else guest[column] = null;
       }
       if (skip) this.skip(DEFS.get('guests')!, guest.uid as string);
       else keep.push(guest);
