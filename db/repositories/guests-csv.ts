@@ -5,7 +5,8 @@ import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
 import { refreshSearchStatistics } from '../search-index';
-import { GuestBatch, guestAnswersSql, insertPreparedGuests, type GuestAnswer, type GuestRow, type PreparedGuests } from './guests';
+import { guestAnswersSql, type GuestAnswer, type GuestRow } from './guests';
+import { GuestBatch, insertPreparedGuests, type PreparedGuests } from './guest-inserts';
 import { isCodeTaken } from './guest-codes';
 
 export interface CsvQuestion {

@@ -3,7 +3,7 @@ import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
 import { writeTransaction } from '../../db/write-transaction';
 import { childrenOf, endMerge, insertMergeMarker, insertRows, keepImportAlive, rowsByNaturalKey, rowsByUid, updateEventRecord, updateRow, type ImportingEventRow, type Row } from '../../db/repositories/event-file-merge';
 import { forgetMerge, MergeJournal } from '../../db/repositories/merge-journal';
-import { replaceSearchTerms } from '../../db/repositories/guests';
+import { replaceSearchTerms } from '../../db/repositories/guest-updates';
 import { codeHolders } from '../../db/repositories/guest-codes';
 import { fileSearchTerms } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
