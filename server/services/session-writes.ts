@@ -10,6 +10,7 @@ import { findTrack } from '../../db/repositories/tracks';
 import { writeTransaction } from '../../db/write-transaction';
 import { NotFoundError, ValidationError } from '../../core/errors';
 import { MSG } from '../../core/messages';
+import { spanErrors } from '../../core/spans';
 import type { SessionCreateInput, SessionUpdateInput } from '../schemas/sessions';
 
 /** Checked inside the write's transaction, so the track cannot vanish in between. */
@@ -34,7 +35,8 @@ export function changeSession(db: Db, event: EventRow, sessionId: number, body: 
     if (!session) throw new NotFoundError(MSG.sessionNotFound);
     const { tags, capacity, ...fields } = body;
     if (capacity !== undefined && capacity !== session.capacity) throw ValidationError.field('capacity', MSG.capacityCreateOnly);
-    if ((fields.starts ?? session.starts) > (fields.ends ?? session.ends)) throw ValidationError.field('starts', MSG.sessionDatesOrder);
+    const outOfOrder = spanErrors('session', fields, session);
+    if (Object.keys(outOfOrder).length > 0) throw new ValidationError(outOfOrder);
     await requireEventTrack(trx, event, fields.track_id);
     await updateSession(trx, session.id, fields, tags);
   });
