@@ -1,12 +1,12 @@
 import { listEvents, toEvent } from '../../db/repositories/events';
-import { duplicateEvent } from '../../db/repositories/event-copies';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { scopedEvent, scopedGroup } from '../http/scope';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
 import { changeEvent, createEvent } from '../services/event-writes';
+import { duplicateAndNotify } from '../services/event-duplicates';
 
 /**
  * Events: create, change, list, read and duplicate.
@@ -93,16 +93,8 @@ export function eventsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const newIds = await duplicateEvent(deps.db, event, body.quantity, body.name);
-      const group = await scopedGroup(deps.db, caller, event.group_id);
-      if (group?.email) {
-        await deps.mailer.send({
-          recipient: group.email,
-          // The outbox holds a subject of 255 characters at most, and an event name may be 255 long.
-          subject: `Event "${event.name.length > 200 ? `${event.name.slice(0, 199)}…` : event.name}" duplicated`,
-          body: `Your event "${event.name}" (id ${event.id}) was duplicated ${newIds.length} time(s).\nNew event ids: ${newIds.join(', ')}.\n\nDoorlist`,
-        });
-      }
+      // The copies, and the group's e-mail about them (server/services/event-duplicates.ts).
+      const newIds = await duplicateAndNotify(deps.db, deps.mailer, caller.groups, event, body.quantity, body.name);
       return { status: 200, body: { new_event_ids: newIds } };
     },
   });
