@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Trx } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import type { AnswerInput, QuestionForAnswers } from '../../core/answers';
+import type { QuestionForAnswers } from '../../core/answers';
 import { eventInScope, findEvent, visibleEvents } from '../../db/repositories/events';
 import { findGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { insertCheckedGuests, nextGuestIds } from '../../db/repositories/guest-inserts';
@@ -11,10 +11,10 @@ import type { GroupScope } from '../../db/repositories/groups';
 import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import { MSG } from '../../core/messages';
-import { NotFoundError, ValidationError, type FieldErrors } from '../../core/errors';
-import { codeClashErrors, type CodeHolders, type CodeWording, type GuestCodes } from '../../core/guest-codes';
+import { NotFoundError, ValidationError } from '../../core/errors';
 import { groupCommit } from './group-commit';
-import { answerQuestionIds, checkAnswers } from '../schemas/guests';
+import { answerQuestionIds } from '../schemas/guests';
+import { checkGuest, type GuestWrite, type Stored } from './guest-checks';
 
 /**
  * A guest's create (POST, walk-ins) and update (PUT) take one checked path: scope, then
@@ -40,21 +40,6 @@ export interface GuestUpdateRequest {
   customQuestions?: unknown[];
 }
 
-/** What a write asks to be checked: the registration type and answers when sent, the codes it gives. */
-interface GuestWrite {
-  registrationTypeId?: number;
-  customQuestions?: unknown[];
-  codes: GuestCodes;
-}
-
-/** What the writes to one event are checked against, read in their transaction. */
-interface Stored {
-  types: Set<number>;
-  questions: Map<number, QuestionForAnswers>;
-  /** Codes held, by guest id (undefined: none known). */
-  holders: CodeHolders<number | undefined>;
-}
-
 async function storedFor(trx: Trx, eventId: number, writes: GuestWrite[]): Promise<Stored> {
   const questionIds = writes.flatMap((w) => (w.customQuestions ? answerQuestionIds(w.customQuestions) : []));
   const typeIds = [...new Set(writes.flatMap((w) => (w.registrationTypeId === undefined ? [] : [w.registrationTypeId])))];
@@ -64,22 +49,6 @@ async function storedFor(trx: Trx, eventId: number, writes: GuestWrite[]): Promi
     codeHolders(trx, eventId, writes.map((w) => w.codes)),
   ]);
   return { types, questions, holders: holders.map<number | undefined>((h) => h.id) };
-}
-
-/**
- * The checks of a create and an update alike: the registration type and the answers together
- * (one 400 tells both), then the codes (core/guest-codes.ts; `self`, the guest an update
- * changes). Answers the answers ready to store, or the 400.
- */
-function checkGuest(stored: Stored, write: GuestWrite, wording: CodeWording, self?: number): { answers?: AnswerInput[] } | ValidationError {
-  const errors: FieldErrors = {};
-  if (write.registrationTypeId !== undefined && !stored.types.has(write.registrationTypeId)) errors.registration_type = [MSG.eventHasNoRegistrationType];
-  const checked = write.customQuestions === undefined ? undefined : checkAnswers(write.customQuestions, stored.questions);
-  Object.assign(errors, checked?.errors);
-  if (Object.keys(errors).length > 0) return new ValidationError(errors);
-  const taken = codeClashErrors(stored.holders.clashes(write.codes, (id) => id !== undefined && id === self), wording);
-  if (taken) return new ValidationError(taken);
-  return { answers: checked?.answers };
 }
 
 const createWrite = (r: GuestCreateRequest): GuestWrite => ({ registrationTypeId: r.guest.registration_type_id, customQuestions: r.customQuestions, codes: r.guest });
