@@ -209,11 +209,12 @@ export async function insertPreparedGuests(trx: Trx, batch: PreparedGuests): Pro
   return ids;
 }
 
+/** Whether a barcode the chunk gives is taken, by a guest here or an earlier one of the chunk: then drawing again cannot help. */
 async function chunkHasTakenCodes(trx: Conn, eventId: number, chunk: GuestInsert[]): Promise<boolean> {
-  const codes = chunk.map((g) => g.barcode).filter((b): b is string => !!b);
-  if (new Set(codes).size !== codes.length) return true;
-  if (codes.length === 0) return false;
-  return !!(await trx('guests').where('event_id', eventId).whereIn('barcode', codes).first('id'));
+  const given = chunk.flatMap((g) => (g.barcode ? [{ barcode: g.barcode }] : []));
+  if (given.length === 0) return false;
+  const holders = (await codeHolders(trx, eventId, given)).map<number | undefined>((h) => h.id);
+  return given.some((g) => holders.claim(g, undefined).length > 0);
 }
 
 /** The first guest of a chunk whose barcode or tag is taken, by a guest here or an earlier one of the chunk. */
