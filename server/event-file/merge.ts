@@ -26,8 +26,7 @@ import { MergeApplier } from './merge-apply';
 import { DEFS, MergePlan } from './merge-plan';
 import { StagedChanges } from './staging';
 import { EVENT_FILE_TABLES, EVENT_TABLE_LAYOUTS, EVENT_TABLES, EventRecord, firstProblem, recordSchema, type TableDef } from './tables';
-export type { DoubleAdmission } from './door-state';
-export { EventFileRejected, type ImportConflict, type ImportOptions, type ImportResult } from './merge-types';
+export type { ImportOptions, ImportResult } from './merge-types';
 
 /**
  * An import of an event file, in two steps so that the door never waits behind it:
@@ -41,7 +40,6 @@ export { EventFileRejected, type ImportConflict, type ImportOptions, type Import
  *   removes what was staged and undoes what was applied.
  * What each record does is the plan's (merge-plan.ts, pure); this file reads and stages.
  */
-
 
 // Records checked and staged together. A new event's rows are written in statements of up to
 // WRITE_ROWS rows, each its own transaction (no one sees them yet), so a scan waits at most for
