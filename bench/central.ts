@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createDb, migrateLatest } from '../db/knex';
-import { insertGuests, type GuestInsert } from '../db/repositories/guests';
+import type { GuestInsert } from '../db/repositories/guests';
+import { insertGuests } from '../db/repositories/guest-inserts';
 import { percentile, round, spawnServer, timed, type ChildServer, type Log, type Metric } from './common';
 import { benchFloor } from './floor';
 import { drive, type LoadResult } from './load';

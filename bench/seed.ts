@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, migrateLatest } from '../db/knex';
-import { insertGuests, type GuestInsert } from '../db/repositories/guests';
+import type { GuestInsert } from '../db/repositories/guests';
+import { insertGuests } from '../db/repositories/guest-inserts';
 import type { Log } from './common';
 
 // Accented names, so searches without accents (bench/search.ts) meet thousands of guests.

@@ -196,20 +196,6 @@ export async function updateRow(db: Conn, table: string, id: number, changes: Ro
   await db(table).where({ id }).update(changes);
 }
 
-/** Another guest of the event holding `value` as barcode or NFC tag. */
-export async function guestHoldingCode(db: Conn, eventId: number, column: 'barcode' | 'nfc_tag', value: string, exceptId: number): Promise<Row | undefined> {
-  return db('guests').where({ event_id: eventId, [column]: value }).whereNot('id', exceptId).first('id', 'uid', 'first_name', 'last_name');
-}
-
-/** The event's guests holding any of `values` as barcode or NFC tag. */
-export async function guestsHoldingCodes(db: Conn, eventId: number, column: 'barcode' | 'nfc_tag', values: string[]): Promise<Row[]> {
-  const out: Row[] = [];
-  for (const part of chunks(values, BATCH)) {
-    out.push(...((await db('guests').where('event_id', eventId).whereIn(column, part).select('id', 'uid', 'first_name', 'last_name', column)) as Row[]));
-  }
-  return out;
-}
-
 /** Rows of `layout` whose natural key equals one of `rows`'. */
 export async function rowsByNaturalKey(db: Conn, layout: TableLayout, rows: Row[]): Promise<Row[]> {
   const keys = layout.natural!;

@@ -1,12 +1,13 @@
 import { newUid } from '../../core/uid';
 import type { Conn, Db } from '../knex';
-import { selectByValues } from '../bulk';
-import { sentAtOnce, writeTransaction } from '../write-transaction';
+import { writeTransaction } from '../write-transaction';
 import { nowIso } from '../../core/time';
 import type { EventRow } from './events';
 import { abandonedImports, discardHiddenEvent, insertHiddenEvent } from './event-file-merge';
 import { refreshSearchStatistics } from '../search-index';
-import { GuestBatch, guestAnswersSql, insertPreparedGuests, isCodeTaken, type GuestAnswer, type GuestRow, type PreparedGuests } from './guests';
+import { guestAnswersSql, type GuestAnswer, type GuestRow } from './guests';
+import { GuestBatch, insertPreparedGuests, type PreparedGuests } from './guest-inserts';
+import { isCodeTaken } from './guest-codes';
 
 export interface CsvQuestion {
   id: number;
@@ -49,18 +50,6 @@ export async function* guestPages(db: Conn, eventId: number): AsyncGenerator<{ g
     yield rows.map(({ answers_json, ...guest }) => ({ guest, answers: JSON.parse(answers_json) as GuestAnswer[] }));
     if (rows.length < PAGE) return;
   }
-}
-
-/**
- * Which of these barcodes and NFC tags other guests of the event already have. On SQLite each
- * list is one statement, whatever its length, not IN lists of 900 one after another (a CSV
- * brings up to a hundred thousand codes); the two go together.
- */
-export async function takenCodes(db: Conn, eventId: number, barcodes: string[], nfcTags: string[]): Promise<{ barcodes: Set<string>; nfcTags: Set<string> }> {
-  const holding = (column: 'barcode' | 'nfc_tag', codes: string[]) =>
-    selectByValues(db, 'guests', column, codes, (q) => q.where('guests.event_id', eventId).select(`guests.${column} as code`));
-  const [withBarcodes, withTags] = await sentAtOnce([holding('barcode', barcodes), holding('nfc_tag', nfcTags)]);
-  return { barcodes: new Set(withBarcodes.map((r) => r.code as string)), nfcTags: new Set(withTags.map((r) => r.code as string)) };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { z } from '../schemas/zod';
-import { boolean, codeText, isPlausibleScanTime, isRealDateAndTime, nonNegativeInteger, optionalText, requiredBlankableText, requiredText, uuid } from '../schemas/fields';
+import { boolean, codeText, isPlausibleScanTime, isRealDateAndTime, nonNegativeInteger, optionalText, requiredBlankableText, requiredText, spanInOrder, uuid } from '../schemas/fields';
 import { EventCreate } from '../schemas/events';
 import { GroupCreate } from '../schemas/groups';
 import { RegistrationTypeCreate } from '../schemas/registration-types';
@@ -11,6 +11,7 @@ import { CheckinCreate } from '../schemas/checkins';
 import { PromotionCodeCreate, promotionCodeRuleErrors, type PromotionCodeRules } from '../schemas/promotion-codes';
 import { storedInstant } from '../../core/time';
 import { MSG } from '../../core/messages';
+import { spanErrors, type Span, type SpanKind } from '../../core/spans';
 import type { TableLayout } from '../../db/repositories/event-file-export';
 
 /**
@@ -56,9 +57,8 @@ const nwallClock = wallClock.nullable();
 
 const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'prefix', 'suffix', 'phone', 'cell_phone', 'company', 'job_title', 'work_phone', 'blog', 'website'];
 
-/** The API's rule that a start comes no later than its end, on `field`'s side. */
-const inOrder = (message: string, field = 'starts') => (r: Record<string, unknown>) =>
-  (r.starts as string) > (r.ends as string) ? { [field]: [message] } : {};
+/** The API's rule that a start comes no later than its end (core/spans.ts). */
+const inOrder = (kind: SpanKind) => (r: Record<string, unknown>) => spanErrors(kind, r as Partial<Span>);
 
 export interface TableDef extends Omit<TableLayout, 'columns'> {
   /** Data columns copied as they are (no ids, no uid/created/modified), with their checks. */
@@ -100,7 +100,7 @@ export const EVENT_TABLES: TableDef[] = [
     refs: [{ column: 'question_id', table: 'custom_questions', key: 'question_uid' }],
     columns: { answer: requiredText(1000), position: count },
   },
-  { name: 'tracks', onEvent: true, refs: [], columns: { name: apiField(TrackCreate, 'name'), starts: wallClock, ends: wallClock }, rules: inOrder(MSG.trackDatesOrder) },
+  { name: 'tracks', onEvent: true, refs: [], columns: { name: apiField(TrackCreate, 'name'), starts: wallClock, ends: wallClock }, rules: inOrder('track') },
   {
     name: 'sessions',
     onEvent: true,
@@ -109,7 +109,7 @@ export const EVENT_TABLES: TableDef[] = [
       name: apiField(SessionCreate, 'name'), starts: wallClock, ends: wallClock, access_control: bool, capacity: apiField(SessionCreate, 'capacity'),
       auto_registration: bool, overbook_capacity: apiField(SessionCreate, 'overbook_capacity'), hidden_session: bool, overlap_enabled: bool,
     },
-    rules: inOrder(MSG.sessionDatesOrder),
+    rules: inOrder('session'),
   },
   {
     name: 'session_tags',
@@ -226,9 +226,7 @@ export const EventRecord = z
     ends: EventCreate.shape.ends,
     timezone: EventCreate.shape.timezone,
   })
-  .superRefine((event, ctx) => {
-    if (event.ends < event.starts) ctx.addIssue({ code: 'custom', path: ['ends'], message: MSG.eventEndsBeforeStart });
-  });
+  .superRefine(spanInOrder('event'));
 
 /** The event's group as the file carries it, so a laptop without it can create it. */
 export const GroupRecord = z.object({

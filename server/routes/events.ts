@@ -1,13 +1,12 @@
-import { insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
-import { duplicateEvent } from '../../db/repositories/event-copies';
+import { listEvents, toEvent } from '../../db/repositories/events';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { ValidationError } from '../http/errors';
-import type { Caller } from '../http/auth';
-import { scopedEvent, scopedGroup } from '../http/scope';
+import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';
 import { MSG } from '../../core/messages';
+import { changeEvent, createEvent } from '../services/event-writes';
+import { duplicateAndNotify } from '../services/event-duplicates';
 
 /**
  * Events: create, change, list, read and duplicate.
@@ -21,12 +20,6 @@ const groupNotFound = { description: `Field errors, or {"details": "${MSG.groupN
 export function eventsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
-  async function requireOwnGroup(caller: Caller, groupId: number) {
-    const group = await scopedGroup(deps.db, caller, groupId);
-    if (!group) throw new ValidationError({ details: MSG.groupNotFound });
-    return group;
-  }
-
   route({
     method: 'post',
     path: '/events',
@@ -36,8 +29,8 @@ export function eventsRouter(deps: RouteDeps) {
     body: EventCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound },
     handler: async ({ body, caller }) => {
-      await requireOwnGroup(caller, body.group_id);
-      const id = await insertEvent(deps.db, body);
+      // The group in the caller's scope, in the write's transaction (server/services/event-writes.ts).
+      const id = await createEvent(deps.db, caller.groups, body);
       return { status: 201, body: { id } };
     },
   });
@@ -52,11 +45,9 @@ export function eventsRouter(deps: RouteDeps) {
     body: EventUpdate,
     responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 400: groupNotFound, 404: MSG.eventNotFound },
     handler: async ({ params, body, caller }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
-      if (body.group_id !== undefined) await requireOwnGroup(caller, body.group_id);
-      if ((body.ends ?? event.ends) < (body.starts ?? event.starts)) throw ValidationError.field('ends', MSG.eventEndsBeforeStart);
-      await updateEvent(deps.db, event.id, body);
-      return { status: 200, body: { id: event.id } };
+      // Scope, the group and the start before the end, in the write's transaction (server/services/event-writes.ts).
+      await changeEvent(deps.db, caller.groups, params.event_id, body);
+      return { status: 200, body: { id: params.event_id } };
     },
   });
 
@@ -102,16 +93,8 @@ export function eventsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const newIds = await duplicateEvent(deps.db, event, body.quantity, body.name);
-      const group = await scopedGroup(deps.db, caller, event.group_id);
-      if (group?.email) {
-        await deps.mailer.send({
-          recipient: group.email,
-          // The outbox holds a subject of 255 characters at most, and an event name may be 255 long.
-          subject: `Event "${event.name.length > 200 ? `${event.name.slice(0, 199)}…` : event.name}" duplicated`,
-          body: `Your event "${event.name}" (id ${event.id}) was duplicated ${newIds.length} time(s).\nNew event ids: ${newIds.join(', ')}.\n\nDoorlist`,
-        });
-      }
+      // The copies, and the group's e-mail about them (server/services/event-duplicates.ts).
+      const newIds = await duplicateAndNotify(deps.db, deps.mailer, caller.groups, event, body.quantity, body.name);
       return { status: 200, body: { new_event_ids: newIds } };
     },
   });

@@ -1,9 +1,8 @@
-import { groupSubtreeIds, insertGroup, listGroups, toGroup, updateGroup } from '../../db/repositories/groups';
+import { listGroups, toGroup } from '../../db/repositories/groups';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { ValidationError } from '../http/errors';
-import type { Caller } from '../http/auth';
-import { requireGroup, scopedGroup } from '../http/scope';
+import { requireGroup } from '../http/scope';
+import { changeGroup, createGroup } from '../services/group-writes';
 import { IdResponse } from '../schemas/fields';
 import { Group, GroupCreate, GroupListQuery, GroupParams, GroupUpdate } from '../schemas/groups';
 import { MSG } from '../../core/messages';
@@ -16,15 +15,6 @@ import { MSG } from '../../core/messages';
  */
 export function groupsRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
-  const invalidParent = () => ValidationError.field('parent_id', MSG.invalidParentId);
-
-  /** A parent must be a group the caller can see; a key's new groups hang below its own group. */
-  async function resolveParent(caller: Caller, parentId: number | null | undefined): Promise<number | null> {
-    if (parentId == null) return caller.isAdmin ? null : caller.groupId;
-    if (!(await scopedGroup(deps.db, caller, parentId))) throw invalidParent();
-    return parentId;
-  }
-
   route({
     method: 'post',
     path: '/groups',
@@ -35,15 +25,13 @@ export function groupsRouter(deps: RouteDeps) {
     bodyAlsoFromQuery: true,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } } },
     handler: async ({ body, caller }) => {
-      const parentId = await resolveParent(caller, body.parent_id);
-      if (parentId === null && !caller.isAdmin) throw invalidParent();
-      const id = await insertGroup(deps.db, {
+      const id = await createGroup(deps.db, caller, {
         name: body.name,
         email: body.email ?? null,
         phone: body.phone ?? null,
         website: body.website ?? null,
         type: body.type,
-        parent_id: parentId,
+        parent_id: body.parent_id,
       });
       deps.auth.forget();
       return { status: 201, body: { id } };
@@ -63,12 +51,8 @@ export function groupsRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.groupNotFound },
     handler: async ({ params, body, caller }) => {
       const group = await requireGroup(deps.db, caller, params.group_id);
-      if (body.parent_id !== undefined && body.parent_id !== group.parent_id) {
-        // Only an administrator may make a group top-level; nobody may hang a group below itself.
-        if (body.parent_id === null ? !caller.isAdmin : !(await scopedGroup(deps.db, caller, body.parent_id))) throw invalidParent();
-        if (body.parent_id !== null && (await groupSubtreeIds(deps.db, group.id)).includes(body.parent_id)) throw invalidParent();
-      }
-      await updateGroup(deps.db, group.id, body);
+      // The parent's rule (scope, top level, no cycle): core/groups.ts, through the service.
+      await changeGroup(deps.db, caller, group, body);
       deps.auth.forget();
       return { status: 200, body: { id: group.id } };
     },

@@ -1,42 +1,15 @@
-import { readSnapshot, type Conn } from '../../db/knex';
-import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import { findGuest, GUEST_TEXT_FIELDS, guestJson, listGuests, updateGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
-import type { AnswerInput } from '../../core/answers';
-import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
+import { readSnapshot } from '../../db/knex';
+import { GUEST_TEXT_FIELDS, guestJson, listGuests, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
 import { nowIso, toApiDatetime } from '../../core/time';
 import { envelope, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { NotFoundError, ValidationError, type FieldErrors } from '../http/errors';
-import { guestCreates } from '../services/guest-creates';
+import { NotFoundError } from '../http/errors';
+import { guestCreates, updateGuestChecked } from '../services/guest-writes';
 import { scopedEvent } from '../http/scope';
 import { DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
-import { answerQuestionIds, checkAnswers, Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
+import { Guest, GuestCreate, GuestList, GuestListQuery, GuestParams, GuestUpdate } from '../schemas/guests';
 import { MSG } from '../../core/messages';
-
-/**
- * Validates a guest's answers against the event's questions (one query) and returns them
- * ready to store, or the spec's field errors. Shared with imports.
- */
-export async function resolveAnswers(db: Conn, eventId: number, raw: unknown[]): Promise<{ answers: AnswerInput[]; errors?: FieldErrors }> {
-  return checkAnswers(raw, await questionsForAnswers(db, eventId, answerQuestionIds(raw)));
-}
-
-/** Registration type and answers are checked together so one 400 reports both. */
-async function checkRelations(db: Conn, eventId: number, body: { registration_type?: number; custom_questions?: unknown[] }) {
-  const errors: FieldErrors = {};
-  if (body.registration_type !== undefined && !(await registrationTypeIdsOfEvent(db, eventId, [body.registration_type])).has(body.registration_type)) {
-    errors.registration_type = [MSG.eventHasNoRegistrationType];
-  }
-  let answers: AnswerInput[] | undefined;
-  if (body.custom_questions !== undefined) {
-    const resolved = await resolveAnswers(db, eventId, body.custom_questions);
-    Object.assign(errors, resolved.errors);
-    answers = resolved.answers;
-  }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return answers;
-}
 
 function textColumns(body: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], string | null | undefined>>) {
   const out: Partial<Record<(typeof GUEST_TEXT_FIELDS)[number], string | null>> = {};
@@ -60,7 +33,7 @@ export function guestsRouter(deps: RouteDeps) {
     body: GuestCreate,
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
     // Scope, checks and the insert in one transaction, shared by the requests that queue behind
-    // the writer (server/services/guest-creates.ts).
+    // the writer (server/services/guest-writes.ts).
     handler: async ({ params, body, caller }) => {
       const guest: GuestInsert = {
         registration_type_id: body.registration_type,
@@ -157,18 +130,15 @@ export function guestsRouter(deps: RouteDeps) {
       200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } },
       404: { description: MSG.guestNotFound, content: { 'application/json': { schema: DetailsResponse } } },
     },
+    // Scope, the guest, its checks and the update in one write transaction (server/services/guest-writes.ts).
     handler: async ({ params, body, caller }) => {
-      const event = await scopedEvent(deps.db, caller, params.event_id);
-      const row = await findGuest(deps.db, event.id, params.guest_id);
-      if (!row) throw guestNotFound();
-      const answers = await checkRelations(deps.db, event.id, body);
-      const fields: GuestUpdateFields = { ...textColumns(body), answers };
+      const fields: Omit<GuestUpdateFields, 'answers'> = textColumns(body);
       if (body.registration_type !== undefined) fields.registration_type_id = body.registration_type;
       for (const key of ['first_name', 'last_name', 'email', 'barcode', 'nfc_tag', 'objstatus', 'attention', 'notes'] as const) {
         if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
       }
-      await updateGuest(deps.db, row, fields);
-      return { status: 200, body: { id: row.id } };
+      const id = await updateGuestChecked(deps.db, { eventId: params.event_id, guestId: params.guest_id, scope: caller.groups, fields, customQuestions: body.custom_questions });
+      return { status: 200, body: { id } };
     },
   });
 

@@ -1,15 +1,13 @@
 import {
   deletePromotionCode,
   findPromotionCode,
-  insertPromotionCode,
   listPromotionCodes,
   toPromotionCode,
-  updatePromotionCode,
 } from '../../db/repositories/promotion-codes';
 import type { EventRow } from '../../db/repositories/events';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
@@ -18,19 +16,12 @@ import {
   PromotionCodeCreate,
   PromotionCodeListQuery,
   PromotionCodeParams,
-  promotionCodeRuleErrors,
   PromotionCodeUpdate,
-  type PromotionCodeRules,
 } from '../schemas/promotion-codes';
 import { MSG } from '../../core/messages';
-import { writeTransaction } from '../../db/write-transaction';
+import { changePromotionCode, createPromotionCode } from '../services/promotion-code-writes';
 
 const notFound = { description: MSG.promotionCodeNotFound, content: { 'application/json': { schema: DetailResponse } } };
-
-function checkRules(values: PromotionCodeRules): void {
-  const errors = promotionCodeRuleErrors(values);
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-}
 
 /**
  * An event's promotion codes.
@@ -58,9 +49,8 @@ export function promotionCodesRouter(deps: RouteDeps) {
     responses: { 201: { description: 'Created', content: { 'application/json': { schema: IdResponse } } }, 404: MSG.eventNotFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const { registration_types: registrationTypes, ...fields } = body;
-      checkRules({ ...fields, used: 0 });
-      const id = await writeTransaction(deps.db, (trx) => insertPromotionCode(trx, event.id, fields, registrationTypes));
+      // Its rules checked, then written (server/services/promotion-code-writes.ts).
+      const id = await createPromotionCode(deps.db, event, body);
       return { status: 201, body: { id } };
     },
   });
@@ -106,18 +96,9 @@ export function promotionCodesRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: notFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const code = await requireCode(event, params.promotion_code_id);
-      const { registration_types: registrationTypes, ...fields } = body;
-      checkRules({
-        discount_type: fields.discount_type ?? code.discount_type,
-        discount_amount: fields.discount_amount ?? Number(code.discount_amount),
-        quantity: fields.quantity ?? code.quantity,
-        used: code.used,
-        starts: fields.starts === undefined ? code.starts : fields.starts,
-        ends: fields.ends === undefined ? code.ends : fields.ends,
-      });
-      await writeTransaction(deps.db, (trx) => updatePromotionCode(trx, event.id, code.id, fields, registrationTypes));
-      return { status: 200, body: { id: code.id } };
+      // The code, its rules on the merged record and the write in one transaction (server/services/promotion-code-writes.ts).
+      await changePromotionCode(deps.db, event, params.promotion_code_id, body);
+      return { status: 200, body: { id: params.promotion_code_id } };
     },
   });
 

@@ -3,19 +3,14 @@ import {
   findSession,
   listSessionRegistrations,
   listSessions,
-  REGISTRATION_OUTCOME,
-  registerGuestInSession,
   toSession,
   toSessionRegistration,
-  unregisterGuestFromSession,
 } from '../../db/repositories/sessions';
-import { findGuest } from '../../db/repositories/guests';
-import { withRetries } from '../../db/errors';
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
@@ -34,8 +29,7 @@ import {
   SessionUpdateDocumented,
 } from '../schemas/sessions';
 import { MSG } from '../../core/messages';
-import { writeTransaction } from '../../db/write-transaction';
-import { changeSession, createSession } from '../services/session-writes';
+import { changeSession, createSession, setSessionRegistration } from '../services/session-writes';
 
 const json = (schema: ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 const sessionNotFound = json(DetailResponse, MSG.sessionNotFound);
@@ -167,20 +161,10 @@ export function sessionsRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const guest = await findGuest(deps.db, event.id, params.guest_id);
-      if (!guest) throw new NotFoundError(MSG.guestNotFound, 'details');
-      const guestId = guest.id;
-      const session = await requireSession(event, params.session_id);
-      const reply = (status: string) => ({ status: 200, body: { guest_id: String(guestId), status, session_id: String(session.id) } });
-      if (!body.attend) {
-        await writeTransaction(deps.db, (trx) => unregisterGuestFromSession(trx, session.id, guestId));
-        return reply(SESSION_REGISTRATION_STATUS.unregistered);
-      }
-      // The seat count locks the session row; a scan holding the guest's row can meet it in a
-      // deadlock on PostgreSQL, and one of the two is then simply run again.
-      const outcome = await withRetries(() => writeTransaction(deps.db, (trx) => registerGuestInSession(trx, session, guestId)));
-      if (outcome === REGISTRATION_OUTCOME.full) throw new ValidationError({ details: MSG.sessionFull });
-      return reply(SESSION_REGISTRATION_STATUS.registered);
+      // The guest, the session and the seats (server/services/session-writes.ts).
+      await setSessionRegistration(deps.db, event, params.guest_id, params.session_id, body.attend);
+      const status = body.attend ? SESSION_REGISTRATION_STATUS.registered : SESSION_REGISTRATION_STATUS.unregistered;
+      return { status: 200, body: { guest_id: String(params.guest_id), status, session_id: String(params.session_id) } };
     },
   });
 

@@ -1,14 +1,15 @@
-import { deleteTrack, findTrack, insertTrack, listTracks, toTrack, updateTrack } from '../../db/repositories/tracks';
+import { deleteTrack, findTrack, insertTrack, listTracks, toTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';
 import { EventParams } from '../schemas/events';
 import { Track, TrackCreate, TrackParams, TrackUpdate } from '../schemas/tracks';
 import { MSG } from '../../core/messages';
 import { writeTransaction } from '../../db/write-transaction';
+import { changeTrack } from '../services/track-writes';
 
 const notFound = { description: MSG.trackNotFound, content: { 'application/json': { schema: DetailResponse } } };
 
@@ -87,10 +88,9 @@ export function tracksRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Updated', content: { 'application/json': { schema: IdResponse } } }, 404: notFound },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      const track = await requireTrack(event, params.track_id);
-      if ((body.starts ?? track.starts) > (body.ends ?? track.ends)) throw ValidationError.field('starts', MSG.trackDatesOrder);
-      await updateTrack(deps.db, track.id, body);
-      return { status: 200, body: { id: track.id } };
+      // The track and its start before its end, in the write's transaction (server/services/track-writes.ts).
+      await changeTrack(deps.db, event, params.track_id, body);
+      return { status: 200, body: { id: params.track_id } };
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { choice, datetime, integer, pathId, requiredText } from './fields';
+import { choice, datetime, integer, pathId, requiredText, spanInOrder } from './fields';
 import { MSG, TIMEZONES } from '../../core/messages';
 import { ListQuery } from '../http/pagination';
 
@@ -13,9 +13,7 @@ export const EventCreate = z
     timezone,
     group_id: integer(),
   })
-  .superRefine((event, ctx) => {
-    if (event.ends < event.starts) ctx.addIssue({ code: 'custom', path: ['ends'], message: MSG.eventEndsBeforeStart });
-  })
+  .superRefine(spanInOrder('event'))
   .openapi('EventCreate');
 
 export const EventUpdate = z

@@ -2,6 +2,7 @@ import { domainToASCII } from 'node:url';
 import { z } from './zod';
 import { normaliseDatetime } from '../../core/time';
 import { MSG } from '../../core/messages';
+import { spanErrors, type Span, type SpanKind } from '../../core/spans';
 
 /** Message for a value of the wrong JSON type: missing, null, or anything else. */
 function typeError(otherwise: string) {
@@ -236,3 +237,10 @@ export const FieldErrorsResponse = z
   .openapi('FieldErrors', {
     description: 'Refused input, by top-level field: `{"name": ["This field is required."]}`; an error of no one field is under `non_field_errors`.',
   });
+
+/** A start no later than its end (core/spans.ts), as a schema's refinement. */
+export function spanInOrder(kind: SpanKind) {
+  return (value: Partial<Span>, ctx: { addIssue: (issue: { code: 'custom'; path: string[]; message: string }) => void }) => {
+    for (const [path, [message]] of Object.entries(spanErrors(kind, value))) ctx.addIssue({ code: 'custom', path: [path], message });
+  };
+}

@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { boolean, choice, datetime, integer, nonNegativeInteger, number, pathId, requiredText } from './fields';
 import { MSG } from '../../core/messages';
+import { spanErrors } from '../../core/spans';
 import { EventParams } from './events';
 import { ListQuery } from '../http/pagination';
 
@@ -94,7 +95,7 @@ export interface PromotionCodeRules {
 export function promotionCodeRuleErrors(values: PromotionCodeRules): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   if (values.discount_type === 'percent' && values.discount_amount > 100) errors.discount_amount = [MSG.percentOver100];
-  if (values.starts !== null && values.ends !== null && values.ends < values.starts) errors.ends = [MSG.promotionCodeEndsBeforeStart];
+  Object.assign(errors, spanErrors('promotionCode', values));
   if (values.quantity < values.used) errors.quantity = [MSG.quantityBelowUsed(values.used)];
   return errors;
 }

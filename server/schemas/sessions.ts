@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { boolean, datetime, integer, nonNegativeInteger, pathId, requiredText } from './fields';
+import { boolean, datetime, integer, nonNegativeInteger, pathId, requiredText, spanInOrder } from './fields';
 import { MSG } from '../../core/messages';
 import { EventParams } from './events';
 import { ListQuery } from '../http/pagination';
@@ -30,9 +30,7 @@ export const SessionCreate = z
     track_id: trackId.default(null),
     hidden_session: boolean().default(false),
   })
-  .superRefine((session, ctx) => {
-    if (session.starts > session.ends) ctx.addIssue({ code: 'custom', path: ['starts'], message: MSG.sessionDatesOrder });
-  })
+  .superRefine(spanInOrder('session'))
   .openapi('SessionCreate');
 
 /**

@@ -1,6 +1,5 @@
 import { z } from './zod';
-import { datetime, pathId, requiredText } from './fields';
-import { MSG } from '../../core/messages';
+import { datetime, pathId, requiredText, spanInOrder } from './fields';
 import { EventParams } from './events';
 
 export const TrackCreate = z
@@ -9,9 +8,7 @@ export const TrackCreate = z
     starts: datetime(),
     ends: datetime(),
   })
-  .superRefine((track, ctx) => {
-    if (track.starts > track.ends) ctx.addIssue({ code: 'custom', path: ['starts'], message: MSG.trackDatesOrder });
-  })
+  .superRefine(spanInOrder('track'))
   .openapi('TrackCreate');
 
 /** Every field optional; the date order is checked against the stored values by the handler. */

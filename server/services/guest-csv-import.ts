@@ -3,7 +3,9 @@ import type { Conn, Db } from '../../db/knex';
 import { withLargeCache } from '../../db/bulk';
 import type { EventRow } from '../../db/repositories/events';
 import type { GuestInsert } from '../../db/repositories/guests';
-import { csvQuestions, csvRegistrationTypes, takenCodes, type CsvQuestion } from '../../db/repositories/guests-csv';
+import { csvQuestions, csvRegistrationTypes, type CsvQuestion } from '../../db/repositories/guests-csv';
+import { codeHolders } from '../../db/repositories/guest-codes';
+import { CODE_COLUMNS, CodeHolders, csvCodeErrors, type CodeClash, type CodeColumn, type CsvCodeHolder } from '../../core/guest-codes';
 import { MSG } from '../../core/messages';
 import { ValidationError, type FieldErrors } from '../../core/errors';
 import { columnNames, columnSummary, mapColumns } from './guest-csv-columns';
@@ -31,6 +33,9 @@ const PARSE_YIELD = 64;
 
 /** The event's side of every row: its questions and registration types. */
 type EventRules = Pick<RowContext, 'answerRules' | 'registrationTypes'> & { questions: CsvQuestion[] };
+
+/** Each code's first row (core/guest-codes.ts), for codes repeated in the file and codes the event already has. */
+type CodeRows = CodeHolders<{ row: number }>;
 
 /** A file as read so far: its header row, its bad rows, its codes and how many rows are good. */
 interface FileRead {
@@ -114,41 +119,19 @@ function fileOf(record: string[], rules: EventRules): FileRead {
     hasTypeColumn: columns.some((c) => c.kind === 'field' && c.field === 'registration_type'),
     nameOf: columnNames(headers, columns),
   };
-  return { headers, ctx, errors: new RowErrors(), codeRows: new CodeRows(), valid: 0 };
+  return { headers, ctx, errors: new RowErrors(), codeRows: new CodeHolders<{ row: number }>(), valid: 0 };
 }
 
 /** The row's guest when it is good; a bad row's errors are noted in the file instead. */
 function checkRow(file: FileRead, record: string[], row: number): GuestInsert | undefined {
   const result = guestOfRow(record, file.ctx);
-  const errors = result.errors ?? file.codeRows.repeatedBy(result.guest!, file.ctx.nameOf);
+  const errors = result.errors ?? csvCodeErrors(file.codeRows.claim(result.guest!, { row }), file.ctx.nameOf);
   if (errors) {
     file.errors.add(row, errors);
     return undefined;
   }
-  file.codeRows.note(result.guest!, row);
   file.valid++;
   return result.guest;
-}
-
-/** Each code's first row, for codes repeated in the file and codes the event already has. */
-class CodeRows {
-  readonly barcode = new Map<string, number>();
-  readonly nfc_tag = new Map<string, number>();
-
-  /** The errors of a guest whose barcode or NFC tag an earlier row holds, if it does. */
-  repeatedBy(guest: GuestInsert, nameOf: (key: string) => string): FieldErrors | undefined {
-    const repeated: FieldErrors = {};
-    const barcodeRow = guest.barcode ? this.barcode.get(guest.barcode) : undefined;
-    const tagRow = guest.nfc_tag ? this.nfc_tag.get(guest.nfc_tag) : undefined;
-    if (barcodeRow) repeated[nameOf('barcode')] = [MSG.csvCodeRepeated(guest.barcode!, barcodeRow)];
-    if (tagRow) repeated[nameOf('nfc_tag')] = [MSG.csvCodeRepeated(guest.nfc_tag!, tagRow)];
-    return Object.keys(repeated).length > 0 ? repeated : undefined;
-  }
-
-  note(guest: GuestInsert, row: number): void {
-    if (guest.barcode) this.barcode.set(guest.barcode, row);
-    if (guest.nfc_tag) this.nfc_tag.set(guest.nfc_tag, row);
-  }
 }
 
 /**
@@ -181,12 +164,13 @@ class RowErrors {
 
 /** The rows (each code's first) whose barcode or NFC tag a guest of the event already has. */
 async function takenCodeRows(db: Conn, eventId: number, codeRows: CodeRows, nameOf: (key: string) => string): Promise<Map<number, FieldErrors>> {
-  const taken = await takenCodes(db, eventId, [...codeRows.barcode.keys()], [...codeRows.nfc_tag.keys()]);
-  const late = new Map<number, FieldErrors>();
-  for (const code of taken.barcodes) late.set(codeRows.barcode.get(code)!, { [nameOf('barcode')]: [MSG.csvCodeTaken(code)] });
-  for (const code of taken.nfcTags) {
-    const at = codeRows.nfc_tag.get(code)!;
-    late.set(at, { ...late.get(at), [nameOf('nfc_tag')]: [MSG.csvCodeTaken(code)] });
+  const inFile = (column: CodeColumn) => [...codeRows.entries(column)].map(([code]) => ({ [column]: code }));
+  const event = (await codeHolders(db, eventId, [...inFile('barcode'), ...inFile('nfc_tag')])).map<CsvCodeHolder>(() => 'event');
+  const clashes = new Map<number, CodeClash<CsvCodeHolder>[]>();
+  for (const column of CODE_COLUMNS) {
+    for (const [code, { row }] of codeRows.entries(column)) {
+      for (const clash of event.clashes({ [column]: code })) clashes.set(row, [...(clashes.get(row) ?? []), clash]);
+    }
   }
-  return late;
+  return new Map([...clashes].map(([row, found]) => [row, csvCodeErrors(found, nameOf)!]));
 }

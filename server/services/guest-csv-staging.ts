@@ -1,7 +1,8 @@
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { keepImportAlive } from '../../db/repositories/event-file-merge';
-import type { GuestBatch, GuestInsert } from '../../db/repositories/guests';
+import type { GuestInsert } from '../../db/repositories/guests';
+import type { GuestBatch } from '../../db/repositories/guest-inserts';
 import { csvGuestBatch, discardCsvStaging, openCsvStaging, revealCsvGuests, stageCsvGuests } from '../../db/repositories/guests-csv';
 import { MSG } from '../../core/messages';
 import { NotFoundError } from '../../core/errors';

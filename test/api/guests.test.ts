@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { createEvent, createGroup, stampEarlier, twoOrganisers } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
-import { insertGuests } from '../../db/repositories/guests';
+import { insertGuests } from '../../db/repositories/guest-inserts';
 import { ValidationError } from '../../server/http/errors';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;

@@ -13,7 +13,7 @@ import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/datab
 import { eventually } from '../helpers/eventually';
 import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 import { createDb, migrateLatest, type Db } from '../../db/knex';
-import { insertGuests } from '../../db/repositories/guests';
+import { insertGuests } from '../../db/repositories/guest-inserts';
 import { exportEventToPath } from '../../server/event-file';
 
 // Enough changes for many turns (a turn starts at a few rows while a door is at work), few

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { createDb, migrateLatest } from '../../db/knex';
 import { createTestDatabase, TEST_PG } from '../helpers/database';
 import { rec } from '../helpers/event-files';
-import { insertGuests, listGuests } from '../../db/repositories/guests';
+import { listGuests } from '../../db/repositories/guests';
+import { insertGuests } from '../../db/repositories/guest-inserts';
 import { eventStats } from '../../db/repositories/stats';
 
 describe('migrations', () => {
