@@ -1,7 +1,8 @@
 import { insertEvent, listEvents, toEvent, updateEvent } from '../../db/repositories/events';
 import { duplicateEvent } from '../../db/repositories/event-copies';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ValidationError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { scopedEvent, scopedGroup } from '../http/scope';

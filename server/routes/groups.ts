@@ -1,6 +1,7 @@
 import { groupSubtreeIds, insertGroup, listGroups, toGroup, updateGroup } from '../../db/repositories/groups';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ValidationError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { requireGroup, scopedGroup } from '../http/scope';
