@@ -9,7 +9,6 @@ import { Mailer } from './services/mailer';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { RouteDocuments } from './http/openapi';
 import { apiDocsRouter } from './http/api-docs';
-import { deferBodyErrors } from './http/route';
 import type { RouteDeps } from './routes/deps';
 import { routeTable } from './http/methods';
 import { requestLogging } from './http/request-log';
@@ -45,8 +44,6 @@ const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRo
 
 export const API_PREFIX = '/api/v1';
 
-const JSON_LIMIT = '1mb';
-
 export interface AppOptions {
   db: Db;
   /** The read connection (see RouteDeps); the writer itself where there is no file to share (`:memory:`). */
@@ -80,8 +77,6 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();
-  api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
-  api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
   // Before every router: a declared path asked with a method it lacks answers 405, never another route.
   api.use(routeTable(deps).guard());
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));

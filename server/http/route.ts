@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import { poolSize, type Db } from '../../db/knex';
@@ -145,7 +145,7 @@ type ParsedRequest = Request & { [BODY_ERROR]?: unknown };
  * route(), which answers it after the Authorization check: without a valid token every
  * route answers 401, whatever the body.
  */
-export function deferBodyErrors(parser: RequestHandler): RequestHandler {
+function deferBodyErrors(parser: RequestHandler): RequestHandler {
   return (req, res, next) => {
     void parser(req, res, (err?: unknown) => {
       if (err !== undefined && err !== null) (req as ParsedRequest)[BODY_ERROR] = err;
@@ -154,12 +154,29 @@ export function deferBodyErrors(parser: RequestHandler): RequestHandler {
   };
 }
 
+const JSON_LIMIT = '1mb';
+const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
+const BODY_TYPES = [...JSON_BODY_TYPES, 'application/x-www-form-urlencoded'];
+
+/**
+ * The body of a route's request, parsed by its type: JSON, or a form; any other is left for
+ * the handler (uploads) or refused by parseQueryAndBody. Only a request that reached a route
+ * is read, and only by the one parser its type names. Whether there is a body is judged as
+ * the parsers judge it (type-is: a length, even 0, or a transfer encoding).
+ */
+const readBody: RequestHandler = (() => {
+  const json = deferBodyErrors(express.json({ limit: JSON_LIMIT, type: JSON_BODY_TYPES }));
+  const form = deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false }));
+  return (req, res, next) => {
+    const { 'transfer-encoding': encoding, 'content-length': length } = req.headers;
+    if (encoding === undefined && Number.isNaN(Number(length))) return next();
+    return req.is(JSON_BODY_TYPES) ? json(req, res, next) : form(req, res, next);
+  };
+})();
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
-const BODY_TYPES = [...JSON_BODY_TYPES, 'application/x-www-form-urlencoded'];
 
 function hasBody(req: Request): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -258,7 +275,7 @@ export function resourceRouter(deps: HttpDeps) {
     deps.documents.add((registry) => documentRoute(registry, def, access, responses()));
     routeTable(deps).add(def.method, def.path);
 
-    router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+    router[def.method](toExpressPath(def.path), readBody, async (req: Request, res: Response) => {
       // The error handler holds an error answer to the same declaration (test servers only).
       if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses: responses() };
       for (let attempt = 1; ; attempt++) {
