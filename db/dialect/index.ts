@@ -76,6 +76,8 @@ export interface Dialect {
    * rather than use the guest's own: `+column` there. PostgreSQL plans by statistics.
    */
   whereInUnindexed(query: Knex.QueryBuilder, column: string, values: readonly number[]): Knex.QueryBuilder;
+  /** SQL true when `column` holds the one bound value (`?`), null meeting null: one statement for either. */
+  sameAsBound(column: string): string;
 }
 
 export type ColumnKind = 'instant' | 'boolean' | 'decimal' | 'other';
@@ -126,6 +128,7 @@ const sqlite: Dialect = {
   jsonValue: (expr, kind) => (kind === 'decimal' ? `(case when ${expr} = cast(${expr} as integer) then cast(${expr} as integer) else ${expr} end)` : expr),
   whereInUnindexed: (query, column, values) =>
     values.length === 0 ? query.whereRaw('0 = 1') : query.whereRaw(`+?? in (${values.map(() => '?').join(', ')})`, [column, ...values]),
+  sameAsBound: (column) => `${column} is ?`,
 };
 
 // Any fixed 64-bit number: the key of the advisory lock that serialises migrations.
@@ -183,6 +186,7 @@ const postgres: Dialect = {
           ? `${expr}::float8`
           : expr,
   whereInUnindexed: (query, column, values) => query.whereIn(column, values),
+  sameAsBound: (column) => `${column} is not distinct from ?`,
 };
 
 /** The dialect of a knex instance or transaction. */

@@ -43,6 +43,11 @@ export function eventInScope(event: EventRow, scope: GroupScope): boolean {
 
 /** The events of these ids that anyone in scope could see (not being imported); scope with eventInScope. */
 export async function visibleEvents(db: Conn, ids: number[]): Promise<EventRow[]> {
+  return visibleEventsQuery(db, ids);
+}
+
+/** The same as a query not yet sent (a statement a hot path builds once and keeps). */
+export function visibleEventsQuery(db: Conn, ids: number[]) {
   return scoped(db, null).whereIn('id', ids);
 }
 
