@@ -245,11 +245,30 @@ function refuseDrift(def: Declaration, responses: Record<string, ResponseConfig>
   throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The reply as res.json would send it (the app sets no JSON replacer, spacing or escaping, and
+ * no ETag), written straight to the response: the bytes and headers the same, without
+ * res.json's and res.send's per-answer checks. A 204 has no body; HEAD's body Node leaves out.
+ */
 function sendReply(res: Response, reply: Reply): void {
-  res.status(reply.status);
-  if (reply.body === undefined) res.end();
-  else if (Buffer.isBuffer(reply.body)) res.type('application/json').setHeader('Content-Length', reply.body.length).end(reply.body);
-  else res.json(reply.body);
+  res.statusCode = reply.status;
+  if (reply.body === undefined || reply.status === 204) {
+    res.end();
+    return;
+  }
+  // JSON text the database built is always sent as JSON (res.type); an object keeps a type a handler set (res.json).
+  if (Buffer.isBuffer(reply.body)) {
+    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    res.setHeader('Content-Length', reply.body.length);
+    res.end(reply.body);
+    return;
+  }
+  const body = JSON.stringify(reply.body);
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**
