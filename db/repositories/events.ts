@@ -37,7 +37,7 @@ function scoped(db: Conn, scope: GroupScope) {
 }
 
 /** Whether a caller of this group scope sees the event (the rule of scoped(), in memory). */
-export function eventInScope(event: EventRow, scope: GroupScope): boolean {
+export function eventInScope(event: Pick<EventRow, 'group_id'>, scope: GroupScope): boolean {
   return scope === null || scope.includes(event.group_id);
 }
 

@@ -9,7 +9,7 @@ import type { Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
 import { visibleEventsQuery, type EventRow } from './events';
 import { dialectOf } from '../dialect';
-import { jsonArrayText, jsonObjectText } from '../dialect/json';
+import { jsonArrayText, jsonObjectText, jsonRowsText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
 import type { CheckinRow } from './checkins';
 
@@ -44,9 +44,18 @@ export interface ScanSessionRow {
 export type NewCheckin = Omit<CheckinRow, 'undone_at' | 'id'>;
 
 
+/** A uid's remembered answer (`body`), or the check-in an event file brought under it. */
+export interface RememberedRow {
+  event_id: number;
+  uid: string;
+  body: string | null;
+  checkin_id: number | null;
+}
+
 export interface BatchReads {
-  visible: EventRow[];
-  earlierRows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[];
+  /** The batch's events anyone in scope could see, with what scope is decided on. */
+  visible: Pick<EventRow, 'id' | 'group_id'>[];
+  earlierRows: RememberedRow[];
   guestRows: ScanGuestRow[];
   sessionRows: ScanSessionRow[];
   checkinIds: number[];
@@ -143,15 +152,42 @@ export async function retryOnScanUidRace<T>(scan: () => Promise<T>): Promise<T> 
 // The batch's reads
 
 /** The remembered answers of these uids, and the check-ins an event file brought with them. */
-async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): Promise<{ event_id: number; uid: string; body: string | null; checkin_id: number | null }[]> {
-  if (uids.length === 0) return [];
-  return shaped(trx, `remembered ${eventIds.length} ${uids.length}`, [...eventIds, ...uids, ...eventIds, ...uids], () =>
-    trx('scan_replies')
-      .whereIn('event_id', eventIds)
-      .whereIn('uid', uids)
-      .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
-      .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id')),
-  );
+function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]) {
+  return trx('scan_replies')
+    .whereIn('event_id', eventIds)
+    .whereIn('uid', uids)
+    .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
+    .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
+}
+
+/**
+ * The batch's visible events and the remembered answers of its uids, in one statement: each
+ * read a column of JSON text (an array a row), so two reads of different shapes cost one
+ * statement's preparing and round trip. On SQLite the ids the event door's new check-ins will
+ * take come as a third column; PostgreSQL draws them from the sequence beside it.
+ */
+async function eventsAndRemembered(trx: Trx, eventIds: number[], uids: string[], newCheckins: number): Promise<Pick<BatchReads, 'visible' | 'earlierRows' | 'checkinIds'>> {
+  const inline = dialectOf(trx).nextIdsInline;
+  const events = visibleEventsQuery(trx, eventIds).select('id', 'group_id').toSQL();
+  const remembered = uids.length === 0 ? undefined : rememberedOfUids(trx, eventIds, uids).toSQL();
+  const lastId = inline && newCheckins > 0 ? `, ${inline.column('checkins')} as last_checkin` : '';
+  const bindings = [...eventIds, ...(uids.length === 0 ? [] : [...eventIds, ...uids, ...eventIds, ...uids])];
+  const shape = `events and remembered ${eventIds.length} ${uids.length}${lastId ? ' last checkin' : ''}`;
+  const [[row], drawn] = await sentAtOnce([
+    shaped<{ events: string; remembered?: string; last_checkin?: unknown }>(trx, shape, bindings, () =>
+      trx.raw(
+        `select (select ${jsonRowsText(trx, ['id', 'group_id'])} from (${events.sql}) as e) as events` +
+          (remembered ? `, (select ${jsonRowsText(trx, ['event_id', 'uid', 'body', 'checkin_id'])} from (${remembered.sql}) as r) as remembered` : '') +
+          lastId,
+        [...events.bindings, ...(remembered?.bindings ?? [])],
+      ),
+    ),
+    inline ? undefined : dialectOf(trx).nextIds(trx, 'checkins', newCheckins),
+  ]);
+  const visible = (JSON.parse(row.events) as [number, number][]).map(([id, group_id]) => ({ id, group_id }));
+  const earlierRows = row.remembered === undefined ? [] : (JSON.parse(row.remembered) as [number, string, string | null, number | null][]).map(([event_id, uid, body, checkin_id]) => ({ event_id, uid, body, checkin_id }));
+  const checkinIds = drawn ?? (inline && newCheckins > 0 ? inline.ids(row.last_checkin, newCheckins) : []);
+  return { visible, earlierRows, checkinIds };
 }
 
 /**
@@ -202,19 +238,17 @@ export interface ScanCodes {
 }
 
 /**
- * Every read a batch is decided on, sent at once: the events (scope is decided on them), the
- * remembered answers of the uids, the guests (locked on PostgreSQL), the session doors and the
+ * Every read a batch is decided on, sent at once: the events (scope is decided on them) and the
+ * remembered answers of the uids (one statement), the guests (locked on PostgreSQL), the session doors and the
  * ids the event-door check-ins will take (known before they are written, so the answers that
  * hold them go in with them).
  */
 export async function readScanBatch(trx: Trx, codes: ScanCodes): Promise<BatchReads> {
   const { eventIds } = codes;
-  const [visible, earlierRows, guestRows, sessionRows, checkinIds] = await sentAtOnce([
-    shaped<EventRow>(trx, `events ${eventIds.length}`, eventIds, () => visibleEventsQuery(trx, eventIds)),
-    rememberedOfUids(trx, eventIds, codes.uids),
+  const [{ visible, earlierRows, checkinIds }, guestRows, sessionRows] = await sentAtOnce([
+    eventsAndRemembered(trx, eventIds, codes.uids, codes.eventDoorScans),
     guestsOfScans(trx, eventIds, codes),
     sessionsOfScans(trx, eventIds, codes.sessionIds),
-    dialectOf(trx).nextIds(trx, 'checkins', codes.eventDoorScans),
   ]);
   return { visible, earlierRows, guestRows, sessionRows, checkinIds };
 }
