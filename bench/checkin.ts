@@ -2,8 +2,9 @@ import { round, type Log, type Metric } from './common';
 import { drive, type LoadResult } from './load';
 import { barcodeOf } from './seed';
 
-// floorRatio and the 5 ms one-scanner p99 are issue 12's; the 2 ms p99 and the CPU ratio issue 17's.
-export const CHECKIN_TARGETS = { p99Ms: 10, floorRatio: 0.5, sequentialP99Ms: 2, cpuRatio: 3 };
+// floorRatio and the 5 ms one-scanner p99 are issue 12's; the 2 ms p99 and the CPU ratio issue 17's;
+// the scan's CPU against Express alone and its throughput against the plain scan issue 46's.
+export const CHECKIN_TARGETS = { p99Ms: 10, floorRatio: 0.5, sequentialP99Ms: 2, cpuRatio: 3, expressCpuRatio: 1.5, plainThroughputRatio: 3 };
 
 // One door station scanning guest after guest: each scan waits for the answer before the next.
 const SEQUENTIAL_SCANS = 1000;

@@ -106,7 +106,7 @@ async function driveFloor(source: string, load: { connections: number; amount: n
 }
 
 /** The bare node:http floor the check-in is held against, Express's own floor and a plainly written scan beside it. */
-export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult; plain: LoadResult }> {
+export async function benchFloor(load: { connections: number; amount: number; warmup: number }, log: Log): Promise<{ metrics: Metric[]; result: LoadResult; express: LoadResult; plain: LoadResult }> {
   const { loaded: result, sequential, peakRssMb } = await driveFloor(FLOOR_SERVER, load);
   log(`  floor: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.serverCpuUsPerRequest} µs server CPU per request, peak RSS ${peakRssMb} MB; one client: p50 ${sequential.p50Ms} ms, p99 ${sequential.p99Ms} ms`);
   const { loaded: express, sequential: expressSequential, peakRssMb: expressPeakRssMb } = await driveFloor(EXPRESS_FLOOR_SERVER, load);
@@ -133,6 +133,7 @@ export async function benchFloor(load: { connections: number; amount: number; wa
       { section: 'floor', name: 'plain scan one sequential client p99', value: plainSequential.p99Ms, unit: 'ms' },
       { section: 'floor', name: 'plain scan peak RSS', value: plainPeakRssMb, unit: 'MB' },
     ],
+    express,
     plain,
   };
 }

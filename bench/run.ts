@@ -86,11 +86,28 @@ const SECTIONS: Section[] = [
       const checkinRss = round(ctx.server.sectionPeakRssMb(), 1);
       const ratio = round(checkin.result.requestsPerSecond / floor.result.requestsPerSecond);
       const cpuRatio = round((checkin.result.serverCpuUsPerRequest ?? NaN) / (floor.result.serverCpuUsPerRequest ?? NaN));
+      const expressRatio = round((checkin.result.serverCpuUsPerRequest ?? NaN) / (floor.express.serverCpuUsPerRequest ?? NaN));
+      const plainRatio = round(checkin.result.requestsPerSecond / floor.plain.requestsPerSecond);
       return [
         ...floor.metrics,
         ...driverFloor,
         ...checkin.metrics,
-        { section: 'check-in', name: 'check-in / plain scan (Express + knex + sqlite3) throughput', value: round(checkin.result.requestsPerSecond / floor.plain.requestsPerSecond), unit: 'ratio' },
+        {
+          section: 'check-in',
+          name: 'check-in / plain scan (Express + knex + sqlite3) throughput',
+          value: plainRatio,
+          unit: 'ratio',
+          target: `≥ ${CHECKIN_TARGETS.plainThroughputRatio}`,
+          ok: plainRatio >= CHECKIN_TARGETS.plainThroughputRatio,
+        },
+        {
+          section: 'check-in',
+          name: 'check-in CPU per scan / Express alone CPU per request',
+          value: expressRatio,
+          unit: 'ratio',
+          target: `≤ ${CHECKIN_TARGETS.expressCpuRatio}`,
+          ok: expressRatio <= CHECKIN_TARGETS.expressCpuRatio,
+        },
         {
           section: 'check-in',
           name: 'check-in / plain scan, by server CPU per request',
@@ -249,6 +266,8 @@ async function main(): Promise<void> {
     log(`\nWritten to ${path.relative(ROOT, file)}`);
     return;
   }
+  // The machine's load beside the run: on a shared machine it says how far absolute figures can be read.
+  const loadBefore = os.loadavg().map((value) => round(value, 1));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bench-'));
   // `--db FILE` seeds and serves that SQLite file instead of a temporary one; `--db
   // postgres://... --only guest-create,sync,...` runs those sections on an (empty) PostgreSQL.
@@ -286,10 +305,12 @@ async function main(): Promise<void> {
     const rss = round(server.peakRssMb(), 1);
     metrics.push({ section: 'server', name: 'server peak RSS over the whole run (VmHWM)', value: rss, unit: 'MB', target: `≤ ${RSS_BOUND_MB}`, ok: rss <= RSS_BOUND_MB });
     printTable(metrics, log);
+    const loadAfter = os.loadavg().map((value) => round(value, 1));
+    log(`\nload average (1, 5, 15 min): ${loadBefore.join(', ')} at the start, ${loadAfter.join(', ')} at the end`);
 
     const results = {
       measured_at: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
+      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, load_average: { start: loadBefore, end: loadAfter } },
       load: {
         connections: CONNECTIONS,
         guests,

@@ -4,8 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { createDb } from '../db/knex';
 import { loadConfig } from './config';
-import { createApp } from './http/app';
-import { openApiDocument } from './http/openapi';
+import { createApp } from './app';
 import { LanIdentity, LanShare } from './lan';
 
 /**
@@ -20,7 +19,7 @@ export async function buildOpenApiDocument() {
   try {
     const lan = new LanShare(new LanIdentity(dbPath), { allowLan: false }, 0);
     const { deps } = createApp({ db, config, logger: pino({ level: 'silent' }), lan });
-    return openApiDocument(deps.registry);
+    return deps.documents.document();
   } finally {
     await db.destroy();
     fs.rmSync(dir, { recursive: true, force: true });

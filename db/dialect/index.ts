@@ -45,6 +45,12 @@ export interface Dialect {
    * sequence (what a batch leaves unused is a gap, as a rolled-back insert's is).
    */
   nextIds(trx: Knex.Transaction, table: string, count: number): Promise<number[]>;
+  /**
+   * The same ids drawn as a column of another read, where the dialect can (SQLite: an
+   * expression of the table's last id, and the ids counted on from its value); undefined
+   * where drawing them is a statement of its own (PostgreSQL's sequence).
+   */
+  readonly nextIdsInline: { column(table: string): string; ids(last: unknown, count: number): number[] } | undefined;
   /** Brings the schema up to date; processes starting together on one database take turns. */
   migrateLatest(db: Knex): Promise<void>;
   /**
@@ -76,6 +82,8 @@ export interface Dialect {
    * rather than use the guest's own: `+column` there. PostgreSQL plans by statistics.
    */
   whereInUnindexed(query: Knex.QueryBuilder, column: string, values: readonly number[]): Knex.QueryBuilder;
+  /** SQL true when `column` holds the one bound value (`?`), null meeting null: one statement for either. */
+  sameAsBound(column: string): string;
 }
 
 export type ColumnKind = 'instant' | 'boolean' | 'decimal' | 'other';
@@ -93,6 +101,18 @@ function cachedKinds(key: string, load: () => Promise<Record<string, ColumnKind>
   return kinds;
 }
 
+/**
+ * The last id of `table` (a trusted identifier), as AUTOINCREMENT counts on from it: the larger
+ * of the table's highest id and its highest ever.
+ */
+function sqliteLastId(table: string): string {
+  return `max(coalesce((select seq from sqlite_sequence where name = '${table}'), 0), coalesce((select max(id) from "${table}"), 0))`;
+}
+
+function sqliteIdsAfter(last: unknown, count: number): number[] {
+  return Array.from({ length: count }, (_, k) => Number(last) + 1 + k);
+}
+
 const sqlite: Dialect = {
   name: 'sqlite',
   // SQLite binds at most 32766 parameters per statement.
@@ -105,10 +125,10 @@ const sqlite: Dialect = {
   failedStatementEndsTransaction: false,
   async nextIds(trx, table, count) {
     if (count === 0) return [];
-    // AUTOINCREMENT goes on from the larger of the table's highest id and its highest ever.
-    const [{ last }] = await trx.raw('select max(coalesce((select seq from sqlite_sequence where name = ?), 0), coalesce((select max(id) from ??), 0)) as last', [table, table]);
-    return Array.from({ length: count }, (_, k) => Number(last) + 1 + k);
+    const [{ last }] = await trx.raw(`select ${sqliteLastId(table)} as last`);
+    return sqliteIdsAfter(last, count);
   },
+  nextIdsInline: { column: (table) => sqliteLastId(table), ids: (last, count) => sqliteIdsAfter(last, count) },
   // knex's migration lock is an update, the first statement of the migrations' transaction: a
   // second process on the same file waits for the first (busy_timeout), then finds none pending.
   migrateLatest: async (db) => {
@@ -126,6 +146,7 @@ const sqlite: Dialect = {
   jsonValue: (expr, kind) => (kind === 'decimal' ? `(case when ${expr} = cast(${expr} as integer) then cast(${expr} as integer) else ${expr} end)` : expr),
   whereInUnindexed: (query, column, values) =>
     values.length === 0 ? query.whereRaw('0 = 1') : query.whereRaw(`+?? in (${values.map(() => '?').join(', ')})`, [column, ...values]),
+  sameAsBound: (column) => `${column} is ?`,
 };
 
 // Any fixed 64-bit number: the key of the advisory lock that serialises migrations.
@@ -139,6 +160,7 @@ const postgres: Dialect = {
   takeWriteLock: async () => {},
   keepsGuestCounts: false,
   failedStatementEndsTransaction: true,
+  nextIdsInline: undefined,
   async nextIds(trx, table, count) {
     if (count === 0) return [];
     const { rows } = await trx.raw("select nextval(pg_get_serial_sequence(?, 'id')) as id from generate_series(1, ?)", [table, count]);
@@ -183,6 +205,7 @@ const postgres: Dialect = {
           ? `${expr}::float8`
           : expr,
   whereInUnindexed: (query, column, values) => query.whereIn(column, values),
+  sameAsBound: (column) => `${column} is not distinct from ?`,
 };
 
 /** The dialect of a knex instance or transaction. */

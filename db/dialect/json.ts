@@ -79,3 +79,13 @@ export function textAsBytes(db: Knex | Knex.Transaction, text: string): string {
 export function bytesOf(value: Buffer | string): Buffer {
   return typeof value === 'string' ? Buffer.from(value) : value;
 }
+
+/**
+ * JSON text of an array with an array per row, of these columns' values in order (text stays a
+ * JSON string, even JSON text); `[]` over no rows. For reads folded into one statement, each a
+ * column of one row.
+ */
+export function jsonRowsText(db: Knex | Knex.Transaction, columns: string[]): string {
+  const values = columns.join(', ');
+  return dialectOf(db).name === 'sqlite' ? `coalesce(json_group_array(json_array(${values})), '[]')` : `coalesce(json_agg(json_build_array(${values}))::text, '[]')`;
+}

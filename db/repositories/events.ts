@@ -37,12 +37,17 @@ function scoped(db: Conn, scope: GroupScope) {
 }
 
 /** Whether a caller of this group scope sees the event (the rule of scoped(), in memory). */
-export function eventInScope(event: EventRow, scope: GroupScope): boolean {
+export function eventInScope(event: Pick<EventRow, 'group_id'>, scope: GroupScope): boolean {
   return scope === null || scope.includes(event.group_id);
 }
 
 /** The events of these ids that anyone in scope could see (not being imported); scope with eventInScope. */
 export async function visibleEvents(db: Conn, ids: number[]): Promise<EventRow[]> {
+  return visibleEventsQuery(db, ids);
+}
+
+/** The same as a query not yet sent (a statement a hot path builds once and keeps). */
+export function visibleEventsQuery(db: Conn, ids: number[]) {
   return scoped(db, null).whereIn('id', ids);
 }
 

@@ -3,11 +3,13 @@
  * and its writes. No decision here: server/services/scans.ts runs a batch and
  * server/services/scan-decisions.ts decides it on these reads.
  */
+import type { Knex } from 'knex';
+import { isDeepStrictEqual } from 'node:util';
 import type { Trx } from '../knex';
 import { isUniqueViolation, uniqueKey } from '../errors';
-import { visibleEvents, type EventRow } from './events';
+import { visibleEventsQuery, type EventRow } from './events';
 import { dialectOf } from '../dialect';
-import { jsonArrayText, jsonObjectText } from '../dialect/json';
+import { jsonArrayText, jsonObjectText, jsonRowsText } from '../dialect/json';
 import { sentAtOnce } from '../write-transaction';
 import type { CheckinRow } from './checkins';
 
@@ -42,14 +44,50 @@ export interface ScanSessionRow {
 export type NewCheckin = Omit<CheckinRow, 'undone_at' | 'id'>;
 
 
+/** A uid's remembered answer (`body`), or the check-in an event file brought under it. */
+export interface RememberedRow {
+  event_id: number;
+  uid: string;
+  body: string | null;
+  checkin_id: number | null;
+}
+
 export interface BatchReads {
-  visible: EventRow[];
-  earlierRows: { event_id: number; uid: string; body: string | null; checkin_id: number | null }[];
+  /** The batch's events anyone in scope could see, with what scope is decided on. */
+  visible: Pick<EventRow, 'id' | 'group_id'>[];
+  earlierRows: RememberedRow[];
   guestRows: ScanGuestRow[];
   sessionRows: ScanSessionRow[];
   checkinIds: number[];
 }
 
+
+// ---------------------------------------------------------------------------------------
+// SQL built once per shape
+
+/** Each statement's SQL by dialect and shape (what it is and how many values of each kind it binds). */
+const builtSql = new Map<string, string>();
+
+/**
+ * A statement of a batch, built by knex's builder once per shape and dialect and kept as SQL
+ * text, then sent as knex.raw with this batch's `bindings`: building and compiling a query is
+ * a few times the CPU of binding one, and a scan sends several. The first build of a shape
+ * checks that `bindings` are the builder's own, in its order; the rows come back as the
+ * builder's would.
+ */
+async function shaped<R>(trx: Trx, shape: string, bindings: readonly unknown[], build: () => Knex.QueryBuilder | Knex.Raw): Promise<R[]> {
+  const dialect = dialectOf(trx).name;
+  const key = `${dialect} ${shape}`;
+  let sql = builtSql.get(key);
+  if (sql === undefined) {
+    const built = build().toSQL();
+    if (!isDeepStrictEqual([...built.bindings], [...bindings])) throw new Error(`${shape}: the bindings given are not the builder's`);
+    sql = built.sql;
+    builtSql.set(key, sql);
+  }
+  const result = await trx.raw(sql, bindings as Knex.RawBinding[]);
+  return (dialect === 'postgres' ? (result as { rows: R[] }).rows : result) as R[];
+}
 
 /**
  * The guest `g`'s answers to the event's active questions marked show_at_door, as JSON text,
@@ -114,13 +152,42 @@ export async function retryOnScanUidRace<T>(scan: () => Promise<T>): Promise<T> 
 // The batch's reads
 
 /** The remembered answers of these uids, and the check-ins an event file brought with them. */
-async function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]): Promise<{ event_id: number; uid: string; body: string | null; checkin_id: number | null }[]> {
-  if (uids.length === 0) return [];
+function rememberedOfUids(trx: Trx, eventIds: number[], uids: string[]) {
   return trx('scan_replies')
     .whereIn('event_id', eventIds)
     .whereIn('uid', uids)
     .select('event_id', 'uid', 'body', trx.raw('NULL AS checkin_id'))
     .unionAll((q) => q.from('checkins').whereIn('event_id', eventIds).whereIn('uid', uids).select('event_id', 'uid', trx.raw('NULL AS body'), 'id AS checkin_id'));
+}
+
+/**
+ * The batch's visible events and the remembered answers of its uids, in one statement: each
+ * read a column of JSON text (an array a row), so two reads of different shapes cost one
+ * statement's preparing and round trip. On SQLite the ids the event door's new check-ins will
+ * take come as a third column; PostgreSQL draws them from the sequence beside it.
+ */
+async function eventsAndRemembered(trx: Trx, eventIds: number[], uids: string[], newCheckins: number): Promise<Pick<BatchReads, 'visible' | 'earlierRows' | 'checkinIds'>> {
+  const inline = dialectOf(trx).nextIdsInline;
+  const events = visibleEventsQuery(trx, eventIds).select('id', 'group_id').toSQL();
+  const remembered = uids.length === 0 ? undefined : rememberedOfUids(trx, eventIds, uids).toSQL();
+  const lastId = inline && newCheckins > 0 ? `, ${inline.column('checkins')} as last_checkin` : '';
+  const bindings = [...eventIds, ...(uids.length === 0 ? [] : [...eventIds, ...uids, ...eventIds, ...uids])];
+  const shape = `events and remembered ${eventIds.length} ${uids.length}${lastId ? ' last checkin' : ''}`;
+  const [[row], drawn] = await sentAtOnce([
+    shaped<{ events: string; remembered?: string; last_checkin?: unknown }>(trx, shape, bindings, () =>
+      trx.raw(
+        `select (select ${jsonRowsText(trx, ['id', 'group_id'])} from (${events.sql}) as e) as events` +
+          (remembered ? `, (select ${jsonRowsText(trx, ['event_id', 'uid', 'body', 'checkin_id'])} from (${remembered.sql}) as r) as remembered` : '') +
+          lastId,
+        [...events.bindings, ...(remembered?.bindings ?? [])],
+      ),
+    ),
+    inline ? undefined : dialectOf(trx).nextIds(trx, 'checkins', newCheckins),
+  ]);
+  const visible = (JSON.parse(row.events) as [number, number][]).map(([id, group_id]) => ({ id, group_id }));
+  const earlierRows = row.remembered === undefined ? [] : (JSON.parse(row.remembered) as [number, string, string | null, number | null][]).map(([event_id, uid, body, checkin_id]) => ({ event_id, uid, body, checkin_id }));
+  const checkinIds = drawn ?? (inline && newCheckins > 0 ? inline.ids(row.last_checkin, newCheckins) : []);
+  return { visible, earlierRows, checkinIds };
 }
 
 /**
@@ -137,11 +204,19 @@ async function guestsOfScans(trx: Trx, eventIds: number[], codes: ScanCodes): Pr
   ].filter((kind) => kind.values.length > 0);
   if (named.length === 0) return [];
   if (dialectOf(trx).name === 'postgres') {
-    return (await scanGuests(trx, eventIds)
-      .where((q) => named.forEach((kind) => q.orWhereIn(kind.column, kind.values as (string | number)[])))
-      .forUpdate('g')) as ScanGuestRow[];
+    const shape = `guests locked ${eventIds.length} ${named.map((kind) => `${kind.column} ${kind.values.length}`).join(' ')}`;
+    return shaped(trx, shape, [...eventIds, ...named.flatMap((kind): unknown[] => kind.values)], () =>
+      scanGuests(trx, eventIds)
+        .where((q) => named.forEach((kind) => q.orWhereIn(kind.column, kind.values as (string | number)[])))
+        .forUpdate('g'),
+    );
   }
-  return (await sentAtOnce(named.map((kind) => scanGuests(trx, eventIds).whereIn(kind.column, kind.values as (string | number)[]) as Promise<ScanGuestRow[]>))).flat();
+  const byKind = named.map((kind) =>
+    shaped<ScanGuestRow>(trx, `guests ${eventIds.length} ${kind.column} ${kind.values.length}`, [...eventIds, ...kind.values], () =>
+      scanGuests(trx, eventIds).whereIn(kind.column, kind.values as (string | number)[]),
+    ),
+  );
+  return (await sentAtOnce(byKind)).flat();
 }
 
 /** The session doors the scans name, of the batch's events. */
@@ -163,19 +238,17 @@ export interface ScanCodes {
 }
 
 /**
- * Every read a batch is decided on, sent at once: the events (scope is decided on them), the
- * remembered answers of the uids, the guests (locked on PostgreSQL), the session doors and the
+ * Every read a batch is decided on, sent at once: the events (scope is decided on them) and the
+ * remembered answers of the uids (one statement), the guests (locked on PostgreSQL), the session doors and the
  * ids the event-door check-ins will take (known before they are written, so the answers that
  * hold them go in with them).
  */
 export async function readScanBatch(trx: Trx, codes: ScanCodes): Promise<BatchReads> {
   const { eventIds } = codes;
-  const [visible, earlierRows, guestRows, sessionRows, checkinIds] = await sentAtOnce([
-    visibleEvents(trx, eventIds),
-    rememberedOfUids(trx, eventIds, codes.uids),
+  const [{ visible, earlierRows, checkinIds }, guestRows, sessionRows] = await sentAtOnce([
+    eventsAndRemembered(trx, eventIds, codes.uids, codes.eventDoorScans),
     guestsOfScans(trx, eventIds, codes),
     sessionsOfScans(trx, eventIds, codes.sessionIds),
-    dialectOf(trx).nextIds(trx, 'checkins', codes.eventDoorScans),
   ]);
   return { visible, earlierRows, guestRows, sessionRows, checkinIds };
 }
@@ -230,13 +303,19 @@ export async function importedCheckin(trx: Trx, eventId: number, checkinId: numb
 
 /** Event-door check-ins, in one statement, each with who scanned it. */
 export async function insertCheckins(trx: Trx, rows: (NewCheckin & { id: number; scanned_by: string | null })[]): Promise<void> {
-  if (rows.length > 0) await trx('checkins').insert(rows);
+  if (rows.length === 0) return;
+  // knex writes the columns in their sorted order, each row's values in it.
+  const columns = Object.keys(rows[0]).sort() as (keyof (typeof rows)[number])[];
+  await shaped(trx, `insert checkins ${rows.length} ${columns.join(' ')}`, rows.flatMap((row) => columns.map((column) => row[column])), () => trx('checkins').insert(rows));
 }
 
 /** Answers remembered under their uids: a scan sent again gets its first answer. */
 export async function rememberAnswers(trx: Trx, replies: { uid: string; eventId: number; body: Record<string, unknown> }[], now: string): Promise<void> {
   if (replies.length === 0) return;
-  await trx('scan_replies').insert(replies.map((r) => ({ uid: r.uid, created: now, modified: now, event_id: r.eventId, body: JSON.stringify(r.body) })));
+  const rows = replies.map((r) => ({ body: JSON.stringify(r.body), created: now, event_id: r.eventId, modified: now, uid: r.uid }));
+  // In knex's order: the columns sorted, as the rows above list them.
+  const bindings = rows.flatMap((row) => [row.body, row.created, row.event_id, row.modified, row.uid]);
+  await shaped(trx, `insert scan_replies ${rows.length}`, bindings, () => trx('scan_replies').insert(rows));
 }
 
 /**
@@ -244,28 +323,32 @@ export async function rememberAnswers(trx: Trx, replies: { uid: string; eventId:
  * (`read`); `next` is each one's new checked_in_at. The count of rows changed: short when a
  * guest changed since it was read.
  */
-export function compareAndSetDoorState(
+export async function compareAndSetDoorState(
   trx: Trx,
   moved: number[],
   read: ReadonlyMap<number, { checked_in_at: string | null; objstatus: number }>,
   next: ReadonlyMap<number, string | null>,
   now: string,
 ): Promise<number> {
-  return trx('guests')
-    .whereIn('id', moved)
-    .where((q) => {
-      for (const id of moved) {
-        const was = read.get(id)!;
-        q.orWhere((g) => {
-          g.where({ id, objstatus: was.objstatus });
-          if (was.checked_in_at === null) g.whereNull('checked_in_at');
-          else g.where('checked_in_at', was.checked_in_at);
-        });
-      }
-    })
-    .update({
-      // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
-      checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, moved.flatMap((id) => [id, next.get(id) ?? null])),
-      modified: now,
-    }) as Promise<number>;
+  const sameAsRead = dialectOf(trx).sameAsBound('checked_in_at');
+  // The bindings in the statement's order: the new states, the stamp, the ids, then what each guest held.
+  const cases = moved.flatMap((id) => [id, next.get(id) ?? null]);
+  const held = moved.flatMap((id) => [id, read.get(id)!.objstatus, read.get(id)!.checked_in_at]);
+  const changed = await shaped(trx, `door state ${moved.length}`, [...cases, now, ...moved, ...held], () =>
+    trx('guests')
+      .whereIn('id', moved)
+      .where((q) => {
+        for (const id of moved) {
+          const was = read.get(id)!;
+          q.orWhere((g) => g.where({ id, objstatus: was.objstatus }).whereRaw(sameAsRead, [was.checked_in_at]));
+        }
+      })
+      .update({
+        // ELSE keeps the column's type for PostgreSQL; the WHERE leaves only moved guests.
+        checked_in_at: trx.raw(`CASE ${moved.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE checked_in_at END`, cases),
+        modified: now,
+      })
+      .returning('id'),
+  );
+  return changed.length;
 }

@@ -1,48 +1,43 @@
 import type { Logger } from 'pino';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import { poolSize, type Db } from '../../db/knex';
 import type { Config } from '../config';
 import type { Authenticator, Caller } from './auth';
-import type { Mailer } from '../services/mailer';
 import { HttpError, NotFoundError, ValidationError, type FieldErrors } from './errors';
 import { authorize, type Access, type ScopeParams } from './scope';
 import { fieldErrorsOf } from '../schemas/field-errors';
-import type { LocalWrites } from '../services/local-writes';
 import { MSG } from '../../core/messages';
 import { isLostConnection } from '../../db/errors';
 import { DECLARED_REPLIES, replyDrift } from './reply-check';
 import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadPool } from './upload-slots';
 import { watchUploadPace } from './upload-body';
 import { writeError } from './error-handler';
-import type { LanShare } from '../lan';
 import { routeTable } from './methods';
-import { type ApiTag } from './openapi';
+import type { ApiTag, RouteDocuments } from './openapi';
 import { documentRoute, PARAM_NOT_FOUND, responseConfigs } from './route-document';
-import type { BadgePrinting } from '../badges/print';
 
 // One bound per app: every router of an app is built from the same deps.
-const uploadSlots = new WeakMap<RouteDeps, UploadSlots>();
+const uploadSlots = new WeakMap<HttpDeps, UploadSlots>();
 
-/** What every router is built from; injected so tests run real routers on their own database. */
-export interface RouteDeps {
+/**
+ * What route() itself needs of the app (server/routes/deps.ts `RouteDeps` is all a router is
+ * built from); injected so tests run real routers on their own database.
+ */
+export interface HttpDeps {
   /** Writes and the reads that decide them (one connection on SQLite: writes never wait on each other's locks). */
   db: Db;
   /** Long or frequent reads (lists, stats, exports): their own connection, each a snapshot of what is committed. */
   readDb: Db;
   config: Config;
-  registry: OpenAPIRegistry;
+  /** The routes' documentation, built into the OpenAPI document on its first request. */
+  documents: RouteDocuments;
   auth: Authenticator;
-  mailer: Mailer;
-  /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
-  localWrites: LocalWrites;
   /** The server's log: what a request's error line does not tell (a failed batch's reason). */
   logger: Logger;
-  /** Sharing on the LAN: addresses, fingerprints and the laptop's authority. */
-  lan: LanShare;
-  /** The badge worker and the bounds on badge requests. */
-  badges: BadgePrinting;
+  /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
+  localWrites: { noteWrite(eventId: number): void };
 }
 
 export interface Reply {
@@ -150,7 +145,7 @@ type ParsedRequest = Request & { [BODY_ERROR]?: unknown };
  * route(), which answers it after the Authorization check: without a valid token every
  * route answers 401, whatever the body.
  */
-export function deferBodyErrors(parser: RequestHandler): RequestHandler {
+function deferBodyErrors(parser: RequestHandler): RequestHandler {
   return (req, res, next) => {
     void parser(req, res, (err?: unknown) => {
       if (err !== undefined && err !== null) (req as ParsedRequest)[BODY_ERROR] = err;
@@ -159,12 +154,29 @@ export function deferBodyErrors(parser: RequestHandler): RequestHandler {
   };
 }
 
+const JSON_LIMIT = '1mb';
+const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
+const BODY_TYPES = [...JSON_BODY_TYPES, 'application/x-www-form-urlencoded'];
+
+/**
+ * The body of a route's request, parsed by its type: JSON, or a form; any other is left for
+ * the handler (uploads) or refused by parseQueryAndBody. Only a request that reached a route
+ * is read, and only by the one parser its type names. Whether there is a body is judged as
+ * the parsers judge it (type-is: a length, even 0, or a transfer encoding).
+ */
+const readBody: RequestHandler = (() => {
+  const json = deferBodyErrors(express.json({ limit: JSON_LIMIT, type: JSON_BODY_TYPES }));
+  const form = deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false }));
+  return (req, res, next) => {
+    const { 'transfer-encoding': encoding, 'content-length': length } = req.headers;
+    if (encoding === undefined && Number.isNaN(Number(length))) return next();
+    return req.is(JSON_BODY_TYPES) ? json(req, res, next) : form(req, res, next);
+  };
+})();
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
-const BODY_TYPES = [...JSON_BODY_TYPES, 'application/x-www-form-urlencoded'];
 
 function hasBody(req: Request): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -208,7 +220,7 @@ function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, 
  * An upload's slot, held to the upload pace: a body that stalls or trickles is answered 408 at
  * once (its connection then closed) and its slot freed, while its handler unwinds on the cut.
  */
-function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: RouteDeps, caller: Caller, req: Request, res: Response): () => void {
+function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: HttpDeps, caller: Caller, req: Request, res: Response): () => void {
   const release = takeUploadSlot(uploads, pool, caller, res);
   const { uploadIdleTimeoutMs: idleMs, uploadMinBytesPerSecond: minBytesPerSecond, uploadGraceMs: graceMs } = deps.config;
   const stopWatching = watchUploadPace(req, { idleMs, minBytesPerSecond, graceMs }, ({ reason, error }) => {
@@ -233,18 +245,37 @@ function refuseDrift(def: Declaration, responses: Record<string, ResponseConfig>
   throw new HttpError(500, { detail: 'The answer does not match the schema its route declares.', drift });
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The reply as res.json would send it (the app sets no JSON replacer, spacing or escaping, and
+ * no ETag), written straight to the response: the bytes and headers the same, without
+ * res.json's and res.send's per-answer checks. A 204 has no body; HEAD's body Node leaves out.
+ */
 function sendReply(res: Response, reply: Reply): void {
-  res.status(reply.status);
-  if (reply.body === undefined) res.end();
-  else if (Buffer.isBuffer(reply.body)) res.type('application/json').setHeader('Content-Length', reply.body.length).end(reply.body);
-  else res.json(reply.body);
+  res.statusCode = reply.status;
+  if (reply.body === undefined || reply.status === 204) {
+    res.end();
+    return;
+  }
+  // JSON text the database built is always sent as JSON (res.type); an object keeps a type a handler set (res.json).
+  if (Buffer.isBuffer(reply.body)) {
+    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    res.setHeader('Content-Length', reply.body.length);
+    res.end(reply.body);
+    return;
+  }
+  const body = JSON.stringify(reply.body);
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**
  * A router for one resource whose routes are declared once: the same zod schemas
  * validate the request and describe it in the OpenAPI document.
  */
-export function resourceRouter(deps: RouteDeps) {
+export function resourceRouter(deps: HttpDeps) {
   const router = Router();
   // Every pooled connection may be one PostgreSQL dropped at once; each try retires one.
   const lostConnectionAttempts = poolSize(deps.db) + poolSize(deps.readDb) + 1;
@@ -255,13 +286,17 @@ export function resourceRouter(deps: RouteDeps) {
     def: RouteDefinition<P, Q, B>,
   ): void {
     const access = def.access ?? 'manager';
-    const responses = responseConfigs(def, access);
-    documentRoute(deps.registry, def, access, responses);
+    // Every answer the route gives, as the document lists it: built when the document is first
+    // asked for or, on test servers, now, as the reply check holds every answer to it.
+    let declared: Record<string, ResponseConfig> | undefined;
+    const responses = () => (declared ??= responseConfigs(def, access));
+    if (deps.config.checkReplies) responses();
+    deps.documents.add((registry) => documentRoute(registry, def, access, responses()));
     routeTable(deps).add(def.method, def.path);
 
-    router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+    router[def.method](toExpressPath(def.path), readBody, async (req: Request, res: Response) => {
       // The error handler holds an error answer to the same declaration (test servers only).
-      if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses };
+      if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses: responses() };
       for (let attempt = 1; ; attempt++) {
         try {
           return await answer(req, res);
@@ -292,7 +327,7 @@ export function resourceRouter(deps: RouteDeps) {
         release?.();
       }
       if (!reply) return;
-      if (deps.config.checkReplies) refuseDrift(def, responses, reply);
+      if (deps.config.checkReplies) refuseDrift(def, responses(), reply);
       const eventId = (params as { event_id?: unknown } | undefined)?.event_id;
       if (def.method !== 'get' && reply.status < 300 && typeof eventId === 'number') deps.localWrites.noteWrite(eventId);
       sendReply(res, reply);

@@ -1,6 +1,7 @@
 import { deleteApiKey, insertApiKey, listApiKeys, toApiKey } from '../../db/repositories/api-keys';
 import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { requireGroup } from '../http/scope';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyParams } from '../schemas/auth';

@@ -1,6 +1,7 @@
 import { rateLimit } from 'express-rate-limit';
 import { deleteToken, findUserByUsername, insertToken, upgradePasswordHash } from '../../db/repositories/users';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ForbiddenError, ValidationError } from '../http/errors';
 import { AuthRequest, AuthResponse, Me } from '../schemas/auth';
 import { roleAllows } from '../http/scope';

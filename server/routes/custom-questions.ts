@@ -1,6 +1,7 @@
 import { findCustomQuestion, insertCustomQuestion, listCustomQuestions, updateCustomQuestion } from '../../db/repositories/custom-questions';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailsResponse } from '../schemas/fields';

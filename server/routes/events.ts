@@ -1,6 +1,7 @@
 import { listEvents, toEvent } from '../../db/repositories/events';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';
 import { DuplicateEventBody, DuplicateEventResult, Event, EventCreate, EventListQuery, EventParams, EventUpdate } from '../schemas/events';

@@ -1,6 +1,7 @@
 import { listGroups, toGroup } from '../../db/repositories/groups';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { requireGroup } from '../http/scope';
 import { changeGroup, createGroup } from '../services/group-writes';
 import { IdResponse } from '../schemas/fields';

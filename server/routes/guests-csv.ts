@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ValidationError } from '../http/errors';
 import { csvRecords } from '../http/csv-body';
 import { scopedEvent } from '../http/scope';

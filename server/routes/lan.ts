@@ -1,4 +1,5 @@
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { LanState } from '../schemas/lan';
 
 /** What the console's share panel shows: where the LAN reaches this laptop and what to trust. */

@@ -6,7 +6,8 @@ import {
 } from '../../db/repositories/promotion-codes';
 import type { EventRow } from '../../db/repositories/events';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';

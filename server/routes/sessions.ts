@@ -9,7 +9,8 @@ import {
 import type { EventRow } from '../../db/repositories/events';
 import type { ZodType } from 'zod';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, DetailsResponse, IdResponse } from '../schemas/fields';

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { claimFirstRun, hasAnyUser } from '../../db/repositories/users';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ConflictError, ForbiddenError } from '../http/errors';
 import { isLoopbackAddress, isLoopbackHost } from '../lan';
 import { AuthResponse } from '../schemas/auth';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { ValidationError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse } from '../schemas/fields';

@@ -1,7 +1,8 @@
 import { deleteTrack, findTrack, insertTrack, listTracks, toTrack } from '../../db/repositories/tracks';
 import type { EventRow } from '../../db/repositories/events';
 import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { scopedEvent } from '../http/scope';
 import { DetailResponse, IdResponse } from '../schemas/fields';

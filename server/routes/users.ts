@@ -1,6 +1,7 @@
 import { deleteGroupUser, findGroupUser, insertUser, listGroupUsers, toUser, updateUser } from '../../db/repositories/users';
 import { envelope, envelopeSchema, ListQuery, pageRequest } from '../http/pagination';
-import { resourceRouter, type RouteDeps } from '../http/route';
+import { resourceRouter } from '../http/route';
+import type { RouteDeps } from './deps';
 import { NotFoundError } from '../http/errors';
 import { requireGroup } from '../http/scope';
 import { GroupParams } from '../schemas/groups';

@@ -2,38 +2,38 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/knex';
-import type { Config } from '../config';
-import { Authenticator } from './auth';
-import { Mailer } from '../services/mailer';
-import { errorHandler, notFoundHandler } from './error-handler';
-import { createRegistry, openApiDocument } from './openapi';
-import { apiDocsRouter } from './api-docs';
-import { deferBodyErrors, type RouteDeps } from './route';
-import { routeTable } from './methods';
-import { requestLogging } from './request-log';
-import { withSecurityHeaders } from './security-headers';
-import { apiKeysRouter } from '../routes/api-keys';
-import { authRouter } from '../routes/auth';
-import { checkinsRouter } from '../routes/checkins';
-import { eventFilesRouter } from '../routes/event-files';
-import { guestsCsvRouter } from '../routes/guests-csv';
-import { eventsRouter } from '../routes/events';
-import { groupsRouter } from '../routes/groups';
-import { guestsRouter } from '../routes/guests';
-import { customQuestionsRouter } from '../routes/custom-questions';
-import { registrationTypesRouter } from '../routes/registration-types';
-import { promotionCodesRouter } from '../routes/promotion-codes';
-import { sessionsRouter } from '../routes/sessions';
-import { tracksRouter } from '../routes/tracks';
-import { badgesRouter } from '../routes/badges';
-import { setupRouter } from '../routes/setup';
-import { usersRouter } from '../routes/users';
-import { syncRouter } from '../routes/sync';
-import { LocalWrites } from '../services/local-writes';
-import { AUTHORITY_PATH, type LanShare } from '../lan';
-import { lanRouter } from '../routes/lan';
-import { BadgePrinting } from '../badges/print';
+import type { Db } from '../db/knex';
+import type { Config } from './config';
+import { Authenticator } from './http/auth';
+import { Mailer } from './services/mailer';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { RouteDocuments } from './http/openapi';
+import { apiDocsRouter } from './http/api-docs';
+import type { RouteDeps } from './routes/deps';
+import { routeTable } from './http/methods';
+import { requestLogging } from './http/request-log';
+import { withSecurityHeaders } from './http/security-headers';
+import { apiKeysRouter } from './routes/api-keys';
+import { authRouter } from './routes/auth';
+import { checkinsRouter } from './routes/checkins';
+import { eventFilesRouter } from './routes/event-files';
+import { guestsCsvRouter } from './routes/guests-csv';
+import { eventsRouter } from './routes/events';
+import { groupsRouter } from './routes/groups';
+import { guestsRouter } from './routes/guests';
+import { customQuestionsRouter } from './routes/custom-questions';
+import { registrationTypesRouter } from './routes/registration-types';
+import { promotionCodesRouter } from './routes/promotion-codes';
+import { sessionsRouter } from './routes/sessions';
+import { tracksRouter } from './routes/tracks';
+import { badgesRouter } from './routes/badges';
+import { setupRouter } from './routes/setup';
+import { usersRouter } from './routes/users';
+import { syncRouter } from './routes/sync';
+import { LocalWrites } from './services/local-writes';
+import { AUTHORITY_PATH, type LanShare } from './lan';
+import { lanRouter } from './routes/lan';
+import { BadgePrinting } from './badges/print';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -43,8 +43,6 @@ import { BadgePrinting } from '../badges/print';
 const ROUTERS = [checkinsRouter, guestsRouter, authRouter, setupRouter, groupsRouter, apiKeysRouter, usersRouter, eventsRouter, registrationTypesRouter, customQuestionsRouter, tracksRouter, sessionsRouter, promotionCodesRouter, badgesRouter, eventFilesRouter, guestsCsvRouter, syncRouter, lanRouter];
 
 export const API_PREFIX = '/api/v1';
-
-const JSON_LIMIT = '1mb';
 
 export interface AppOptions {
   db: Db;
@@ -65,8 +63,7 @@ export interface AppOptions {
 export function createApp({ db, readDb = db, config, logger, lan, rendererDir, badgeWorkerFile }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
-  const registry = createRegistry();
-  const deps: RouteDeps = { db, readDb, config, registry, auth, mailer, localWrites: new LocalWrites(config.doorActiveMs), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
+  const deps: RouteDeps = { db, readDb, config, documents: new RouteDocuments(), auth, mailer, localWrites: new LocalWrites(config.doorActiveMs), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
 
   const app = express();
   app.disable('x-powered-by');
@@ -80,18 +77,14 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();
-  api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
-  api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
   // Before every router: a declared path asked with a method it lacks answers 405, never another route.
   api.use(routeTable(deps).guard());
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
   routeTable(deps).add('get', '/openapi.json');
 
   // Generated on the first request for it, not in every start (about 80 ms of CPU).
-  let document: ReturnType<typeof openApiDocument> | undefined;
   api.get('/openapi.json', (_req, res) => {
-    document ??= openApiDocument(registry);
-    res.json(document);
+    res.json(deps.documents.document());
   });
   api.use(apiDocsRouter());
   api.use(notFoundHandler);
