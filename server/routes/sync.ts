@@ -17,7 +17,7 @@ import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { nowIso } from '../../core/time';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
-import { followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
+import { findingsOf, followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
@@ -96,7 +96,7 @@ export function syncRouter(deps: RouteDeps) {
     method: 'get',
     path: '/events/{event_id}/sync/double_admissions',
     operationId: 'listSyncDoubleAdmissions',
-    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time",
+    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time; on the venue's upstream too",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
@@ -104,7 +104,7 @@ export function syncRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Double admissions', content: { 'application/json': { schema: envelopeSchema(SyncDoubleAdmission, 'SyncDoubleAdmissionList') } } }, 404: MSG.syncNotFound },
     handler: async ({ params, query, caller, req }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
-      const { count, results } = await syncDoubleAdmissions(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      const { count, results } = await syncDoubleAdmissions(deps.readDb, await findingsOf(deps.readDb, event), pageRequest(query));
       return { status: 200, body: envelope(req, query, count, results) };
     },
   });
@@ -113,7 +113,7 @@ export function syncRouter(deps: RouteDeps) {
     method: 'get',
     path: '/events/{event_id}/sync/conflicts',
     operationId: 'listSyncConflicts',
-    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time",
+    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time; on the venue's upstream too",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
@@ -121,7 +121,7 @@ export function syncRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Conflicts', content: { 'application/json': { schema: envelopeSchema(SyncConflict, 'SyncConflictList') } } }, 404: MSG.syncNotFound },
     handler: async ({ params, query, caller, req }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
-      const { count, results } = await syncConflicts(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      const { count, results } = await syncConflicts(deps.readDb, await findingsOf(deps.readDb, event), pageRequest(query));
       return { status: 200, body: envelope(req, query, count, results) };
     },
   });

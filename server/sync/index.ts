@@ -12,6 +12,7 @@ import { checkEventFile, mergeEventChanges } from './event-files';
 import { Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 import type { Config } from '../config';
 import { venueStatus } from './venue';
+import { readVenue } from '../../db/repositories/venue';
 
 export { SyncFollower } from './follower';
 
@@ -156,13 +157,22 @@ export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
 }
 
 /** A page of the sync's double admissions, newest first, with their count. */
-export async function syncDoubleAdmissions(db: Db, sync: SyncRow, page: FindingsPage) {
+export async function syncDoubleAdmissions(db: Db, sync: Pick<SyncRow, 'event_id'>, page: FindingsPage) {
   return { count: await countDoubleAdmissions(db, sync.event_id), results: (await listDoubleAdmissions(db, sync.event_id, page)).map(toDoubleAdmission) };
 }
 
 /** A page of the sync's conflicts, newest first, with their count. */
-export async function syncConflicts(db: Db, sync: SyncRow, page: FindingsPage) {
+export async function syncConflicts(db: Db, sync: Pick<SyncRow, 'event_id'>, page: FindingsPage) {
   return { count: await countConflicts(db, sync.event_id), results: (await listConflicts(db, sync.event_id, page)).map(toConflict) };
+}
+
+/**
+ * Where a local event's findings are kept: its sync, or, on the venue's upstream (which follows
+ * nothing), its venue: its followers' pushes found them here (issue 47).
+ */
+export async function findingsOf(db: Db, event: EventRow): Promise<Pick<SyncRow, 'event_id'>> {
+  if ((await findSyncByEvent(db, event.id)) || (await readVenue(db, event.id))) return { event_id: event.id };
+  throw new NotFoundError(MSG.syncNotFound);
 }
 
 /** The sync of a local event (already looked up in the caller's scope). */
