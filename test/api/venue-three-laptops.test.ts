@@ -7,16 +7,18 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
-import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
+import pg from 'pg';
 import { eventually } from '../helpers/eventually';
+import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
 
 // Issue 47 "Done when": a LAN of the test's own (three network namespaces on a bridge, and this
 // namespace on it too; tests never use the machine's other addresses) and three laptops, each
 // `npm run serve` sharing the LAN. B and C follow A pinned; A dies with a scan only it holds;
 // B and C scan through the outage (one guest at both doors); B takes over, C finds it on its
 // own, A started again on its own file follows B; then the same with B and C taking over at
-// once. With DOORLIST_TEST_PG, laptop B's database is PostgreSQL (over its Unix socket: the
-// cluster's TCP port is on this namespace's loopback, which B's namespace cannot see).
+// once. All of it twice: on SQLite, and with laptop B's database on PostgreSQL (a cluster of the
+// test's own, reached over its Unix socket: its TCP port is on this namespace's loopback, which
+// B's namespace cannot see).
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SUBNET = `10.214.${(process.pid % 200) + 20}`;
@@ -204,158 +206,161 @@ const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee'];
 
 const impossible = lanImpossible();
 
-describe('A venue of three laptops outlives its upstream', { skip: impossible }, () => {
-  let dir: string;
-  const laptops = {} as Record<Name, Laptop>;
-  const databases: TestDatabase[] = [];
-  let groupId: number;
+for (const onPostgres of [false, true]) {
+  describe(`A venue of three laptops outlives its upstream${onPostgres ? ', laptop B on PostgreSQL' : ''}`, { skip: impossible ?? (onPostgres && !PG_BIN ? 'no PostgreSQL under /usr/lib/postgresql' : undefined) }, () => {
+    let dir: string;
+    const laptops = {} as Record<Name, Laptop>;
+    let cluster: PostgresCluster | undefined;
+    let groupId: number;
 
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-venue-'));
-    removeLan();
-    makeLan();
-    for (const name of NAMES) {
-      // A folder each: a laptop's authority and certificate are kept beside its database.
-      const own = path.join(dir, name);
-      fs.mkdirSync(own);
-      let db = path.join(own, 'doorlist.sqlite');
-      if (name === 'B' && TEST_PG) {
-        const database = await createTestDatabase(dir);
-        databases.push(database);
-        const url = new URL(database.setting);
-        url.host = '';
-        url.searchParams.set('host', process.env.DOORLIST_TEST_PG_SOCKET ?? '');
-        db = url.toString();
-      }
-      laptops[name] = new Laptop(name, own, db);
-    }
-    await Promise.all(NAMES.map((n) => laptops[n].start()));
-    groupId = (await laptops.A.must(201, 'POST', '/groups', { name: 'Box office', email: 'box@venue.test' })).id;
-  });
-
-  after(async () => {
-    try {
-      await Promise.all(NAMES.map((n) => laptops[n]?.stop()));
-      for (const database of databases) await database.drop();
-    } finally {
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-venue-'));
       removeLan();
-      if (process.env.DOORLIST_KEEP_VENUE_LOGS) console.log(`venue test logs kept in ${dir}`);
-      else fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      makeLan();
+      for (const name of NAMES) {
+        // A folder each: a laptop's authority and certificate are kept beside its database.
+        const own = path.join(dir, name);
+        fs.mkdirSync(own);
+        let db = path.join(own, 'doorlist.sqlite');
+        if (name === 'B' && onPostgres) {
+          cluster = await startPostgresCluster();
+          const admin = new pg.Client({ connectionString: cluster.url });
+          await admin.connect();
+          await admin.query('create database venue_b');
+          await admin.end();
+          const port = new URL(cluster.url).port;
+          db = `postgres://postgres@/venue_b?host=${encodeURIComponent(cluster.socketDir)}&port=${port}`;
+        }
+        laptops[name] = new Laptop(name, own, db);
+      }
+      await Promise.all(NAMES.map((n) => laptops[n].start()));
+      groupId = (await laptops.A.must(201, 'POST', '/groups', { name: 'Box office', email: 'box@venue.test' })).id;
+    });
 
-  /** An event on A with four guests; B and C follow it pinned, and each knows the venue. Answers each laptop's id of it. */
-  async function followedEvent(title: string): Promise<Record<Name, number>> {
-    const { A, B, C } = laptops;
-    const eventId = (await A.must(201, 'POST', '/events', { name: title, starts: '2026-12-02T18:00', ends: '2026-12-02T23:30', timezone: 'Europe/Amsterdam', group_id: groupId })).id;
-    const type = await A.must(201, 'POST', `/events/${eventId}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });
-    for (const first of GUESTS) {
-      await A.must(201, 'POST', `/events/${eventId}/guests`, { registration_type: type.id, first_name: first, last_name: 'Guest', email: `${first}@venue.test`, barcode: `${title}-${first}` });
+    after(async () => {
+      try {
+        await Promise.all(NAMES.map((n) => laptops[n]?.stop()));
+        await cluster?.remove();
+      } finally {
+        removeLan();
+        if (process.env.DOORLIST_KEEP_VENUE_LOGS) console.log(`venue test logs kept in ${dir}`);
+        else fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    /** An event on A with four guests; B and C follow it pinned, and each knows the venue. Answers each laptop's id of it. */
+    async function followedEvent(title: string): Promise<Record<Name, number>> {
+      const { A, B, C } = laptops;
+      const eventId = (await A.must(201, 'POST', '/events', { name: title, starts: '2026-12-02T18:00', ends: '2026-12-02T23:30', timezone: 'Europe/Amsterdam', group_id: groupId })).id;
+      const type = await A.must(201, 'POST', `/events/${eventId}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });
+      for (const first of GUESTS) {
+        await A.must(201, 'POST', `/events/${eventId}/guests`, { registration_type: type.id, first_name: first, last_name: 'Guest', email: `${first}@venue.test`, barcode: `${title}-${first}` });
+      }
+      const key = (await A.must(201, 'POST', `/groups/${groupId}/api_keys`, { name: `Doors of ${title}`, role: 'door' })).key;
+      const ids = { A: eventId } as Record<Name, number>;
+      for (const follower of [B, C]) {
+        ids[follower.name] = (await follower.must(201, 'POST', '/sync', { url: A.apiBase, key, event_id: eventId, fingerprint: A.fingerprint })).event_id;
+      }
+      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it).
+      for (const [follower, other] of [[B, C], [C, B]] as const) {
+        await within(`${follower.name} knowing the venue of ${title}`, async () => {
+          const status = await follower.must(200, 'GET', `/events/${ids[follower.name]}/sync`);
+          const urls = (status.venue as { url: string }[]).map((m) => m.url).sort();
+          return status.epoch === 1 && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
+        });
+      }
+      const venue = await A.must(200, 'GET', `/events/${eventId}/sync/venue`);
+      assert.deepEqual([venue.part, venue.epoch, venue.venue.map((m: { name: string }) => m.name).sort()], ['upstream', 1, ['Laptop B', 'Laptop C']]);
+      return ids;
     }
-    const key = (await A.must(201, 'POST', `/groups/${groupId}/api_keys`, { name: `Doors of ${title}`, role: 'door' })).key;
-    const ids = { A: eventId } as Record<Name, number>;
-    for (const follower of [B, C]) {
-      ids[follower.name] = (await follower.must(201, 'POST', '/sync', { url: A.apiBase, key, event_id: eventId, fingerprint: A.fingerprint })).event_id;
+
+    /** Every answered scan on each laptop, exactly once each, and nothing else. */
+    async function everywhereOnce(ids: Record<Name, number>, answered: string[]): Promise<void> {
+      const expected = [...answered].sort();
+      await within(
+        'every answered scan on all three laptops',
+        async () => {
+          const seen = await Promise.all(NAMES.map((n) => laptops[n].checkinUids(ids[n])));
+          return seen.every((uids) => uids.join(' ') === expected.join(' ')) ? true : undefined;
+        },
+        30_000,
+      );
     }
-    // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it).
-    for (const [follower, other] of [[B, C], [C, B]] as const) {
-      await within(`${follower.name} knowing the venue of ${title}`, async () => {
-        const status = await follower.must(200, 'GET', `/events/${ids[follower.name]}/sync`);
-        const urls = (status.venue as { url: string }[]).map((m) => m.url).sort();
-        return status.epoch === 1 && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
+
+    /** The double admission of Bob at the B and C doors, named on `side`. */
+    async function namedOn(side: Laptop, eventId: number, title: string): Promise<void> {
+      await within(`the double admission named on ${side.name}`, async () => {
+        const page = await side.must(200, 'GET', `/events/${eventId}/sync/double_admissions`);
+        const bob = (page.results as { first_name: string; checkins: { station: string }[] }[]).find((d) => d.first_name === 'Bob');
+        return bob && bob.checkins.map((c) => c.station).sort().join(' ') === 'B door C door' ? true : undefined;
       });
+      const guest = await side.must(200, 'GET', `/events/${eventId}/guests?search=${title}-Bob`);
+      assert.equal(guest.results[0].first_name, 'Bob');
     }
-    const venue = await A.must(200, 'GET', `/events/${eventId}/sync/venue`);
-    assert.deepEqual([venue.part, venue.epoch, venue.venue.map((m: { name: string }) => m.name).sort()], ['upstream', 1, ['Laptop B', 'Laptop C']]);
-    return ids;
-  }
 
-  /** Every answered scan on each laptop, exactly once each, and nothing else. */
-  async function everywhereOnce(ids: Record<Name, number>, answered: string[]): Promise<void> {
-    const expected = [...answered].sort();
-    await within(
-      'every answered scan on all three laptops',
-      async () => {
-        const seen = await Promise.all(NAMES.map((n) => laptops[n].checkinUids(ids[n])));
-        return seen.every((uids) => uids.join(' ') === expected.join(' ')) ? true : undefined;
-      },
-      30_000,
-    );
-  }
+    it('B takes over from a dead A; C follows B on its own; A, started again on its own file, follows B and hands over its scan', async () => {
+      const { A, B, C } = laptops;
+      const ids = await followedEvent('Harbour');
+      const answered: string[] = [];
+      answered.push(await A.scan(ids.A, 'Harbour-Ada', 'harbour-a-ada'));
+      await A.kill();
+      answered.push(await B.scan(ids.B, 'Harbour-Bob', 'harbour-b-bob'));
+      answered.push(await C.scan(ids.C, 'Harbour-Bob', 'harbour-c-bob'));
+      answered.push(await C.scan(ids.C, 'Harbour-Cy', 'harbour-c-cy'));
+      answered.push(await B.scan(ids.B, 'Harbour-Dee', 'harbour-b-dee'));
 
-  /** The double admission of Bob at the B and C doors, named on `side`. */
-  async function namedOn(side: Laptop, eventId: number, title: string): Promise<void> {
-    await within(`the double admission named on ${side.name}`, async () => {
-      const page = await side.must(200, 'GET', `/events/${eventId}/sync/double_admissions`);
-      const bob = (page.results as { first_name: string; checkins: { station: string }[] }[]).find((d) => d.first_name === 'Bob');
-      return bob && bob.checkins.map((c) => c.station).sort().join(' ') === 'B door C door' ? true : undefined;
+      assert.deepEqual(await B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), { epoch: 2 });
+      await within('C following B at epoch 2', async () => {
+        const status = await C.must(200, 'GET', `/events/${ids.C}/sync`);
+        return status.url === B.apiBase && status.epoch === 2 && status.state === 'ok' ? status : undefined;
+      });
+      const cStatus = await C.must(200, 'GET', `/events/${ids.C}/sync`);
+      assert.equal(cStatus.fingerprint, B.fingerprint, 'pinned to the fingerprint it learned');
+      assert.equal(cStatus.venue_note, MSG.venueMoved('Laptop B', 2));
+
+      await A.start();
+      await within('A following B', async () => {
+        const status = await A.request('GET', `/events/${ids.A}/sync`);
+        return status.status === 200 && status.body.url === B.apiBase && status.body.epoch === 2 ? true : undefined;
+      });
+      assert.equal((await A.must(200, 'GET', `/events/${ids.A}/sync`)).venue_note, MSG.venueOutranked('Laptop B', 2));
+      await everywhereOnce(ids, answered);
+      await namedOn(B, ids.B, 'Harbour');
+      await namedOn(C, ids.C, 'Harbour');
+      const venue = await B.must(200, 'GET', `/events/${ids.B}/sync/venue`);
+      assert.deepEqual([venue.part, venue.epoch], ['upstream', 2]);
     });
-    const guest = await side.must(200, 'GET', `/events/${eventId}/guests?search=${title}-Bob`);
-    assert.equal(guest.results[0].first_name, 'Bob');
-  }
 
-  it('B takes over from a dead A; C follows B on its own; A, started again on its own file, follows B and hands over its scan', async () => {
-    const { A, B, C } = laptops;
-    const ids = await followedEvent('Harbour');
-    const answered: string[] = [];
-    answered.push(await A.scan(ids.A, 'Harbour-Ada', 'harbour-a-ada'));
-    await A.kill();
-    answered.push(await B.scan(ids.B, 'Harbour-Bob', 'harbour-b-bob'));
-    answered.push(await C.scan(ids.C, 'Harbour-Bob', 'harbour-c-bob'));
-    answered.push(await C.scan(ids.C, 'Harbour-Cy', 'harbour-c-cy'));
-    answered.push(await B.scan(ids.B, 'Harbour-Dee', 'harbour-b-dee'));
+    it('B and C both take over at once: they meet by epoch and fingerprint, the loser follows the winner and says so, A follows the winner', async () => {
+      const { A, B, C } = laptops;
+      const ids = await followedEvent('Lantern');
+      const answered: string[] = [];
+      answered.push(await A.scan(ids.A, 'Lantern-Ada', 'lantern-a-ada'));
+      await A.kill();
+      answered.push(await B.scan(ids.B, 'Lantern-Bob', 'lantern-b-bob'));
+      answered.push(await C.scan(ids.C, 'Lantern-Bob', 'lantern-c-bob'));
+      answered.push(await C.scan(ids.C, 'Lantern-Cy', 'lantern-c-cy'));
 
-    assert.deepEqual(await B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), { epoch: 2 });
-    await within('C following B at epoch 2', async () => {
-      const status = await C.must(200, 'GET', `/events/${ids.C}/sync`);
-      return status.url === B.apiBase && status.epoch === 2 && status.state === 'ok' ? status : undefined;
+      const [takenB, takenC] = await Promise.all([B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), C.must(200, 'POST', `/events/${ids.C}/sync/takeover`)]);
+      assert.deepEqual([takenB, takenC], [{ epoch: 2 }, { epoch: 2 }]);
+      // The same rule on every laptop: at the same epoch, the lower fingerprint stays the upstream.
+      const [winner, loser] = (parseFingerprint(B.fingerprint) as string) < (parseFingerprint(C.fingerprint) as string) ? [B, C] : [C, B];
+      await within(`${loser.name} following ${winner.name}`, async () => {
+        const status = await loser.request('GET', `/events/${ids[loser.name]}/sync`);
+        return status.status === 200 && status.body.url === winner.apiBase && status.body.epoch === 2 ? true : undefined;
+      });
+      assert.equal((await loser.must(200, 'GET', `/events/${ids[loser.name]}/sync`)).venue_note, MSG.venueLostTie(`Laptop ${winner.name}`));
+      assert.deepEqual((await winner.must(200, 'GET', `/events/${ids[winner.name]}/sync/venue`)).part, 'upstream');
+      answered.push(await loser.scan(ids[loser.name], 'Lantern-Dee', 'lantern-loser-dee'));
+
+      await A.start();
+      await within(`A following ${winner.name}`, async () => {
+        const status = await A.request('GET', `/events/${ids.A}/sync`);
+        return status.status === 200 && status.body.url === winner.apiBase ? true : undefined;
+      });
+      await everywhereOnce(ids, answered);
+      await namedOn(B, ids.B, 'Lantern');
+      await namedOn(C, ids.C, 'Lantern');
     });
-    const cStatus = await C.must(200, 'GET', `/events/${ids.C}/sync`);
-    assert.equal(cStatus.fingerprint, B.fingerprint, 'pinned to the fingerprint it learned');
-    assert.equal(cStatus.venue_note, MSG.venueMoved('Laptop B', 2));
-
-    await A.start();
-    await within('A following B', async () => {
-      const status = await A.request('GET', `/events/${ids.A}/sync`);
-      return status.status === 200 && status.body.url === B.apiBase && status.body.epoch === 2 ? true : undefined;
-    });
-    assert.equal((await A.must(200, 'GET', `/events/${ids.A}/sync`)).venue_note, MSG.venueOutranked('Laptop B', 2));
-    await everywhereOnce(ids, answered);
-    await namedOn(B, ids.B, 'Harbour');
-    await namedOn(C, ids.C, 'Harbour');
-    const venue = await B.must(200, 'GET', `/events/${ids.B}/sync/venue`);
-    assert.deepEqual([venue.part, venue.epoch], ['upstream', 2]);
   });
-
-  it('B and C both take over at once: they meet by epoch and fingerprint, the loser follows the winner and says so, A follows the winner', async () => {
-    const { A, B, C } = laptops;
-    const ids = await followedEvent('Lantern');
-    const answered: string[] = [];
-    answered.push(await A.scan(ids.A, 'Lantern-Ada', 'lantern-a-ada'));
-    await A.kill();
-    answered.push(await B.scan(ids.B, 'Lantern-Bob', 'lantern-b-bob'));
-    answered.push(await C.scan(ids.C, 'Lantern-Bob', 'lantern-c-bob'));
-    answered.push(await C.scan(ids.C, 'Lantern-Cy', 'lantern-c-cy'));
-
-    const [takenB, takenC] = await Promise.all([B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), C.must(200, 'POST', `/events/${ids.C}/sync/takeover`)]);
-    assert.deepEqual([takenB, takenC], [{ epoch: 2 }, { epoch: 2 }]);
-    // The same rule on every laptop: at the same epoch, the lower fingerprint stays the upstream.
-    const [winner, loser] = (parseFingerprint(B.fingerprint) as string) < (parseFingerprint(C.fingerprint) as string) ? [B, C] : [C, B];
-    await within(`${loser.name} following ${winner.name}`, async () => {
-      const status = await loser.request('GET', `/events/${ids[loser.name]}/sync`);
-      return status.status === 200 && status.body.url === winner.apiBase && status.body.epoch === 2 ? true : undefined;
-    });
-    assert.equal((await loser.must(200, 'GET', `/events/${ids[loser.name]}/sync`)).venue_note, MSG.venueLostTie(`Laptop ${winner.name}`));
-    assert.deepEqual((await winner.must(200, 'GET', `/events/${ids[winner.name]}/sync/venue`)).part, 'upstream');
-    answered.push(await loser.scan(ids[loser.name], 'Lantern-Dee', 'lantern-loser-dee'));
-
-    await A.start();
-    await within(`A following ${winner.name}`, async () => {
-      const status = await A.request('GET', `/events/${ids.A}/sync`);
-      return status.status === 200 && status.body.url === winner.apiBase ? true : undefined;
-    });
-    await everywhereOnce(ids, answered);
-    await namedOn(B, ids.B, 'Lantern');
-    await namedOn(C, ids.C, 'Lantern');
-  });
-});
+}
