@@ -5,6 +5,7 @@ import { VENUE_MEMBERS_MAX } from '../../core/sync-limits';
 import { TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
 import { eventually } from '../helpers/eventually';
+import { UpstreamProxy } from '../helpers/upstream-proxy';
 
 // Issue 47 on loopback: the venue routes' refusals, the venue credential's reach, the takeover.
 // The LAN itself (three laptops, a dead upstream) is venue-three-laptops.test.ts.
@@ -136,5 +137,125 @@ describe('A venue on loopback: POST /events/:event_id/sync/venue, the venue cred
     assert.equal((await laptop.delete(`/events/${other}/sync`)).status, 204);
     assert.equal(await laptop.db('venues').where({ event_id: other }).first(), undefined);
     assert.equal((await laptop.get(`/events/${other}/sync/changes`, { token: secret })).status, 401);
+  });
+});
+
+describe('A follower against hostile venue answers and peers (issue 47): refused, bounded, nothing kept out of scope', () => {
+  let upstream: TestServer;
+  let laptop: TestServer;
+  let proxy: UpstreamProxy;
+  let followed: number;
+  let eventUid: string;
+  let answers = 0;
+  /** What the proxy answers the follower's hello with, made from the real answer. */
+  let rewrite: ((real: any) => unknown) | undefined;
+
+  const venueRow = async () => laptop.db('venues').where({ event_id: followed }).first();
+  const answered = async (n: number) => eventually(`${n} more venue answers`, () => (answers >= n ? true : undefined));
+
+  before(async () => {
+    upstream = await TestServer.start();
+    laptop = await TestServer.start({ syncTickMs: 50 });
+    proxy = await UpstreamProxy.start(upstream.baseUrl);
+    // Rewrites the hello's answer on its way to the follower; everything else passes as it is.
+    proxy.override = (req, res) => {
+      if (!rewrite || req.method !== 'POST' || !/\/sync\/venue$/.test(req.url ?? '')) return false;
+      const change = rewrite;
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', async () => {
+        const real = await upstream.request('POST', (req.url ?? '').replace(/^\/api\/v1/, ''), { rawBody: body, headers: { 'content-type': 'application/json' }, token: (req.headers.authorization ?? '').replace(/^Token\s+/, '') });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(change(real.body)));
+        answers++;
+      });
+      return true;
+    };
+    const group = await createGroup(upstream, { name: 'Box office' });
+    const eventId = await createEvent(upstream, group, { name: 'Hostile night' });
+    eventUid = (await upstream.db('events').where({ id: eventId }).first()).uid;
+    const res = await laptop.post('/sync', { url: proxy.baseUrl, key: await createRoleKey(upstream, group, 'door'), event_id: eventId });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    followed = res.body.event_id;
+    await eventually('the venue credential on the follower', async () => (await venueRow())?.credential);
+  });
+  after(async () => {
+    await proxy.close();
+    await Promise.all([upstream.stop(), laptop.stop()]);
+  });
+
+  const peer = (i: number, url = `https://10.0.3.${i % 250}:8788/api/v1`) => ({ name: `Door ${i}`, url, fingerprint: 'cd'.repeat(32), event_id: 3, last_seen_at: '2026-12-02T10:00:00.000Z' });
+
+  for (const [what, change] of [
+    ['a venue list of hundreds of laptops', (real: any) => ({ ...real, members: Array.from({ length: 300 }, (_, i) => peer(i)) })],
+    ['a laptop outside the LAN', (real: any) => ({ ...real, members: [peer(1), peer(2, 'https://8.8.8.8:8788/api/v1')] })],
+    ['a laptop named by a host name', (real: any) => ({ ...real, members: [peer(1, 'https://door.example.com:8788/api/v1')] })],
+    ['another event', (real: any) => ({ ...real, event_uid: '00000000-0000-4000-8000-000000000000', members: [peer(1)] })],
+    ['an epoch past any takeover', (real: any) => ({ ...real, epoch: 2 ** 40, members: [peer(1)] })],
+    ['a credential of a few letters', (real: any) => ({ ...real, credential: 'short', members: [peer(1)] })],
+  ] as const) {
+    it(`keeps nothing of an answer with ${what}, and the sync goes on`, async () => {
+      const before = await venueRow();
+      rewrite = change;
+      const seen = answers;
+      await answered(seen + 2);
+      assert.deepEqual(await venueRow(), before);
+      assert.deepEqual(await laptop.db('venue_members').where({ event_id: followed }), []);
+      const status = (await laptop.get(`/events/${followed}/sync`)).body;
+      assert.deepEqual([status.state, status.epoch, status.venue], ['ok', 1, []]);
+      rewrite = undefined;
+    });
+  }
+
+  it('keeps a higher epoch its upstream answers, and no stale one after it', async () => {
+    rewrite = (real: any) => ({ ...real, epoch: 3, members: [peer(1)] });
+    await eventually('epoch 3 kept', async () => ((await venueRow())?.epoch === 3 ? true : undefined));
+    rewrite = (real: any) => ({ ...real, epoch: 2, members: [] });
+    await answered(answers + 2);
+    assert.equal((await venueRow())?.epoch, 3);
+    assert.deepEqual((await laptop.get(`/events/${followed}/sync`)).body.venue.map((m: { name: string }) => m.name), ['Door 1']);
+    rewrite = undefined;
+    assert.equal(eventUid.length, 36);
+  });
+});
+
+describe('A follower whose upstream is silent asks the venue, pinned to the fingerprints it learned (loopback)', () => {
+  let upstream: TestServer;
+  let other: TestServer;
+  let laptop: TestServer;
+  let ids: { upstream: number; other: number; laptop: number };
+
+  before(async () => {
+    const quick = { syncTickMs: 50, venueProbeSeconds: 0.2, syncErrorRetryMs: 50 };
+    [upstream, other, laptop] = await Promise.all([TestServer.start(quick), TestServer.start({ ...quick, stationName: 'Side door' }), TestServer.start(quick)]);
+    // The other follower shares HTTPS on loopback: the venue can name it (a loopback address is a venue address).
+    await other.running.lan.serveHttps('127.0.0.1');
+    const group = await createGroup(upstream, { name: 'Box office' });
+    const eventId = await createEvent(upstream, group, { name: 'Quiet night' });
+    const key = await createRoleKey(upstream, group, 'door');
+    const follow = async (server: TestServer) => (await server.post('/sync', { url: upstream.baseUrl, key, event_id: eventId })).body.event_id as number;
+    ids = { upstream: eventId, other: await follow(other), laptop: await follow(laptop) };
+    await eventually('the laptop knowing the other follower', async () => ((await laptop.get(`/events/${ids.laptop}/sync`)).body.venue.length === 1 ? true : undefined));
+    await upstream.stop();
+  });
+  after(async () => {
+    await Promise.all([other.stop(), laptop.stop()]);
+  });
+
+  it('follows nobody whose fingerprint does not match what it learned, then the laptop that took over once it does', async () => {
+    const learned = (await laptop.db('venue_members').where({ event_id: ids.laptop }).first()).fingerprint;
+    await laptop.db('venue_members').where({ event_id: ids.laptop }).update({ fingerprint: 'ef'.repeat(32) });
+    assert.deepEqual((await other.post(`/events/${ids.other}/sync/takeover`)).body, { epoch: 2 });
+    const ticks = laptop.running.follower.ticks;
+    await eventually('several ticks asking the venue', () => (laptop.running.follower.ticks > ticks + 10 ? true : undefined));
+    const still = (await laptop.get(`/events/${ids.laptop}/sync`)).body;
+    assert.deepEqual([still.url, still.epoch], [upstream.baseUrl, 1]);
+    await laptop.db('venue_members').where({ event_id: ids.laptop }).update({ fingerprint: learned });
+    const moved = await eventually('the laptop following the other', async () => {
+      const status = (await laptop.get(`/events/${ids.laptop}/sync`)).body;
+      return status.epoch === 2 ? status : undefined;
+    });
+    assert.equal(moved.url, (await other.get('/lan')).body.https_urls[0] + '/api/v1');
+    assert.equal(moved.venue_note, MSG.venueMoved('Side door', 2));
   });
 });
