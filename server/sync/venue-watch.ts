@@ -66,7 +66,8 @@ export class VenueWatch {
     const venue = await readVenue(this.db, event.id);
     if (!venue) return;
     const answer = await upstream.venue(sync.remote_event_id, this.hello(event, venue, 'follower')).catch((err: unknown) => {
-      this.note(`greet:${sync.id}`, 'debug', { event_id: event.id, reason: reasonOf(err) }, 'venue: the upstream did not answer about the venue');
+      // Refused (a list past its bounds, an address outside the LAN) or not answered (an upstream of an earlier version): logged once.
+      this.note(`greet:${sync.id}`, 'warn', { event_id: event.id, reason: reasonOf(err) }, "venue: nothing was taken of the upstream's venue answer");
       return undefined;
     });
     if (!answer) return;
@@ -176,7 +177,7 @@ export class VenueWatch {
     await adoptVenue(db, event.id, { epoch: answer.epoch, credential, members, part, note }, whileFollowed);
   }
 
-  private note(subject: string, level: 'debug' | 'info' | 'warn', fields: Record<string, unknown>, message: string): void {
+  private note(subject: string, level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void {
     const key = `${message}|${String(fields.reason ?? '')}`;
     if (this.logged.get(subject) === key) return;
     this.logged.set(subject, key);
