@@ -99,12 +99,19 @@ export async function openVenue(db: Conn, eventId: number, credential: string): 
 
 /**
  * Notes a laptop that spoke for the event (by its address), now. False when the venue holds
- * VENUE_MEMBERS_MAX laptops already and this one is not among them.
+ * VENUE_MEMBERS_MAX laptops already and this one is not among them. A laptop heard since
+ * `freshSince` with nothing new is left as it is: a follower speaks every second, and the
+ * upstream's writer is the door's.
  */
-export async function recordMember(db: Conn, eventId: number, member: Omit<VenueMember, 'last_seen_at'>): Promise<boolean> {
+export async function recordMember(db: Conn, eventId: number, member: Omit<VenueMember, 'last_seen_at'>, freshSince: string): Promise<boolean> {
   const now = nowIso();
-  const updated = await db('venue_members').where({ event_id: eventId, url: member.url }).update({ name: member.name, fingerprint: member.fingerprint, remote_event_id: member.remote_event_id, last_seen_at: now });
-  if (updated > 0) return true;
+  const known = await db('venue_members').where({ event_id: eventId, url: member.url }).first('name', 'fingerprint', 'remote_event_id', 'last_seen_at');
+  if (known) {
+    const same = known.name === member.name && known.fingerprint === member.fingerprint && Number(known.remote_event_id) === member.remote_event_id;
+    if (same && known.last_seen_at >= freshSince) return true;
+    await db('venue_members').where({ event_id: eventId, url: member.url }).update({ name: member.name, fingerprint: member.fingerprint, remote_event_id: member.remote_event_id, last_seen_at: now });
+    return true;
+  }
   const [{ n }] = await db('venue_members').where({ event_id: eventId }).count({ n: '*' });
   if (Number(n) >= VENUE_MEMBERS_MAX) return false;
   await db('venue_members').insert({ event_id: eventId, ...member, last_seen_at: now }).onConflict(['event_id', 'url']).ignore();

@@ -243,7 +243,7 @@ export function syncRouter(deps: RouteDeps) {
     },
     handler: async ({ params, body, caller }) => {
       const event = await scopedEvent(deps.db, caller, params.event_id);
-      return { status: 200, body: await answerHello(deps.db, event, body, venueSelf(deps.config.stationName, deps.lan)()) };
+      return { status: 200, body: await answerHello(deps.db, event, body, venueSelf(deps.config.stationName, deps.lan)(), deps.config.venueProbeSeconds * 1000) };
     },
   });
 

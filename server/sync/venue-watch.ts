@@ -45,6 +45,8 @@ export class VenueWatch {
   private readonly askedAt = new Map<number, number>();
   /** Syncs whose upstream answered as a follower: the venue's upstream is elsewhere now. */
   private readonly moved = new Set<number>();
+  /** When each event's venue was last written from its upstream's answer. */
+  private readonly keptAt = new Map<number, number>();
   /** What was last logged per subject, so a state is logged once, not every second. */
   private readonly logged = new Map<string, string>();
 
@@ -79,7 +81,26 @@ export class VenueWatch {
     }
     this.moved.delete(sync.id);
     if (answer.epoch < venue.epoch) return this.note(`greet:${sync.id}`, 'warn', { event_id: event.id, epoch: answer.epoch, known: venue.epoch }, 'venue: the upstream answered a stale epoch; nothing of it was kept');
+    if (this.unchanged(venue, answer)) return;
     await this.keep(this.db, event, venue, answer, 'follower', undefined, sync.id);
+    this.keptAt.set(event.id, Date.now());
+  }
+
+  /**
+   * Whether an answer says nothing this laptop does not hold but fresher times: a follower asks
+   * every second and its writer is the door's, so the venue is written again only when it
+   * changed, or once a quarter of the probe time has passed (for the times shown).
+   */
+  private unchanged(venue: Venue, answer: VenueAnswer): boolean {
+    if (Date.now() - (this.keptAt.get(venue.event_id) ?? 0) >= this.options.probeMs / 4) return false;
+    if (venue.part !== 'follower' || answer.epoch !== venue.epoch || (answer.credential ?? venue.credential) !== venue.credential) return false;
+    const self = this.options.self();
+    const said = [
+      ...(answer.url && answer.fingerprint ? [{ name: answer.name, url: answer.url, fingerprint: answer.fingerprint, event_id: answer.event_id }] : []),
+      ...answer.members.filter((m) => m.url !== self.url && m.url !== answer.url),
+    ].map((m) => `${m.name}|${m.url}|${m.fingerprint}|${m.event_id}`);
+    const held = venue.members.map((m) => `${m.name}|${m.url}|${m.fingerprint}|${m.remote_event_id}`);
+    return said.sort().join('\n') === held.sort().join('\n');
   }
 
   /**

@@ -44,11 +44,13 @@ export function newVenueCredential(): string {
  * with this laptop as its upstream at epoch 1 (its first follower's first hello). The upstream
  * notes a follower that shares the LAN as a member, at most VENUE_MEMBERS_MAX of them.
  */
-export async function answerHello(db: Conn, event: EventRow, hello: VenueHello, self: VenueSelf): Promise<VenueAnswer> {
+export async function answerHello(db: Conn, event: EventRow, hello: VenueHello, self: VenueSelf, probeMs: number): Promise<VenueAnswer> {
   const venue = (await readVenue(db, event.id)) ?? (await openVenue(db, event.id, newVenueCredential()));
   let members = venue.members;
   if (venue.part === 'upstream' && hello.part === 'follower' && hello.url && hello.fingerprint && hello.url !== self.url) {
-    const noted = await recordMember(db, event.id, { name: hello.name, url: hello.url, fingerprint: hello.fingerprint, remote_event_id: hello.event_id });
+    // Heard within a quarter of the probe time is fresh enough: the upstream asks only laptops quiet for a whole one.
+    const freshSince = new Date(Date.now() - probeMs / 4).toISOString();
+    const noted = await recordMember(db, event.id, { name: hello.name, url: hello.url, fingerprint: hello.fingerprint, remote_event_id: hello.event_id }, freshSince);
     if (!noted) throw new ConflictError({ detail: MSG.venueFull(VENUE_MEMBERS_MAX) });
     members = await listMembers(db, event.id);
   }
