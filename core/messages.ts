@@ -228,4 +228,13 @@ export const MSG = {
     `The upstream answered too slowly (under ${bytesPerSecond >= 1024 ? `${Math.round(bytesPerSecond / 1024)} KB/s` : `${bytesPerSecond} B/s`}); this laptop gave up and tries again.`,
   syncPushAnswerTooLarge: "The upstream's answer is larger than what this laptop pushed can produce; nothing of it was kept.",
   syncTooLong: (seconds: number) => `The upstream took longer than ${seconds} s for one exchange; this laptop gave up and tries again.`,
+  // A venue that outlives its box-office laptop (issue 47)
+  venueNotFollowed: 'This laptop does not follow this event.',
+  venueNotFound: 'This event has no venue on this laptop.',
+  venueFull: (max: number) => `This venue already has ${max} laptops; no more can join it.`,
+  venueUrl: 'Enter this laptop\'s LAN HTTPS address: https://, a private or loopback address written out, ending in /api/v1.',
+  venueOtherEvent: 'This is not the event this laptop shares.',
+  venueLostTie: (name: string) => `${name} took over this venue at the same time as this laptop; ${name} stays its upstream, and this laptop follows it.`,
+  venueOutranked: (name: string, epoch: number) => `${name} took over this venue (epoch ${epoch}); this laptop follows it.`,
+  venueMoved: (name: string, epoch: number) => `The venue's upstream is now ${name} (epoch ${epoch}); this laptop follows it.`,
 } as const;

@@ -26,6 +26,7 @@ import * as supervisorAndGuestTableIndexes from './20261128120000_supervisor_and
 import * as guestSearchOwnLetters from './20261201000000_guest_search_own_letters';
 import * as syncAuthority from './20261201210000_sync_authority';
 import * as stationRenames from './20261202000000_station_renames';
+import * as venues from './20261202100000_venues';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -59,6 +60,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201000000_guest_search_own_letters': guestSearchOwnLetters,
   '20261201210000_sync_authority': syncAuthority,
   '20261202000000_station_renames': stationRenames,
+  '20261202100000_venues': venues,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -10,12 +10,15 @@ import { EventFileImportResult } from '../schemas/event-files';
 import { SyncChangesQuery, SyncConflict, SyncCreate, SyncCreated, SyncDoubleAdmission, SyncFindingsQuery, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
+import { forgetVenue } from '../../db/repositories/venue';
+import { TakeoverAnswer, VenueAnswer, VenueHello, VenueView } from '../schemas/venue';
+import { answerHello, takeOverVenue, venueSelf, venueView } from '../sync/venue';
 import { MSG } from '../../core/messages';
 import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { nowIso } from '../../core/time';
 import { DOOR_HIDDEN_TABLES, EVENT_FILE_MEDIA_TYPE, tempEventFile } from '../event-file';
 import { EVENT_FILE_MAX_BYTES, spoolBody } from './event-files';
-import { followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
+import { findingsOf, followEvent, previewUpstream, syncConflicts, syncDoubleAdmissions, syncOf, syncStatus, syncTiming } from '../sync';
 import { checkEventFile, mergeEventChanges, writeEventChanges } from '../sync/event-files';
 import { CURSOR_HEADER } from '../sync/upstream';
 
@@ -94,7 +97,7 @@ export function syncRouter(deps: RouteDeps) {
     method: 'get',
     path: '/events/{event_id}/sync/double_admissions',
     operationId: 'listSyncDoubleAdmissions',
-    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time",
+    summary: "The event's double admissions (guests admitted at two doors while apart), newest first, a page at a time; on the venue's upstream too",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
@@ -102,7 +105,7 @@ export function syncRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Double admissions', content: { 'application/json': { schema: envelopeSchema(SyncDoubleAdmission, 'SyncDoubleAdmissionList') } } }, 404: MSG.syncNotFound },
     handler: async ({ params, query, caller, req }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
-      const { count, results } = await syncDoubleAdmissions(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      const { count, results } = await syncDoubleAdmissions(deps.readDb, await findingsOf(deps.readDb, event), pageRequest(query));
       return { status: 200, body: envelope(req, query, count, results) };
     },
   });
@@ -111,7 +114,7 @@ export function syncRouter(deps: RouteDeps) {
     method: 'get',
     path: '/events/{event_id}/sync/conflicts',
     operationId: 'listSyncConflicts',
-    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time",
+    summary: "The event's sync conflicts (changes a merge could not apply as is), newest first, a page at a time; on the venue's upstream too",
     tags: ['Sync'],
     access: 'door',
     params: EventParams,
@@ -119,7 +122,7 @@ export function syncRouter(deps: RouteDeps) {
     responses: { 200: { description: 'Conflicts', content: { 'application/json': { schema: envelopeSchema(SyncConflict, 'SyncConflictList') } } }, 404: MSG.syncNotFound },
     handler: async ({ params, query, caller, req }) => {
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
-      const { count, results } = await syncConflicts(deps.readDb, await syncOf(deps.readDb, event), pageRequest(query));
+      const { count, results } = await syncConflicts(deps.readDb, await findingsOf(deps.readDb, event), pageRequest(query));
       return { status: 200, body: envelope(req, query, count, results) };
     },
   });
@@ -137,6 +140,9 @@ export function syncRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
       await syncOf(deps.db, event);
       await deleteSync(deps.db, event.id);
+      // The venue's credential and laptops go with the follow; the credential stops working at once.
+      await forgetVenue(deps.db, event.id);
+      deps.auth.forget();
       // A cycle under way may be about to push: once this answers, nothing more goes upstream.
       await deps.localWrites.noteUnfollow(event.id);
       return { status: 204 };
@@ -149,7 +155,7 @@ export function syncRouter(deps: RouteDeps) {
     operationId: 'listSyncChanges',
     summary: "For a follower: the event's changes since its cursor as an event file (whole without one), and the next cursor",
     tags: ['Sync'],
-    access: 'door',
+    access: 'sync',
     params: EventParams,
     query: SyncChangesQuery,
     responses: {
@@ -183,7 +189,7 @@ export function syncRouter(deps: RouteDeps) {
     operationId: 'pushSyncChanges',
     summary: "For a follower: merge its changes (an event file of this event) by uid; a replay changes nothing",
     tags: ['Sync'],
-    access: 'door',
+    access: 'sync',
     params: EventParams,
     rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file", pool: 'sync' },
     responses: {
@@ -218,6 +224,64 @@ export function syncRouter(deps: RouteDeps) {
       } finally {
         await fs.promises.rm(file, { force: true });
       }
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/venue',
+    operationId: 'greetVenue',
+    summary: "For a venue's laptops: say who this one is for the event; the answer is the venue as the laptop asked knows it (its part and epoch, the venue credential, the laptops)",
+    description: 'The venue\'s upstream notes a follower that shares the LAN (at most 64 laptops). The credential is answered only over the link the caller pinned, and never shown by any other route.',
+    tags: ['Sync'],
+    access: 'sync',
+    params: EventParams,
+    body: VenueHello,
+    responses: {
+      200: { description: 'The venue as this laptop knows it', content: { 'application/json': { schema: VenueAnswer } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+      409: { description: MSG.venueFull(64), content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      return { status: 200, body: await answerHello(deps.db, event, body, venueSelf(deps.config.stationName, deps.lan)(), deps.config.venueProbeSeconds * 1000) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/venue',
+    operationId: 'getEventVenue',
+    summary: "The event's venue on this laptop, the venue's upstream included: this laptop's part, the epoch, the laptops it knows (never the credential)",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    responses: { 200: { description: 'The venue', content: { 'application/json': { schema: VenueView } } }, 404: MSG.venueNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.venueNotFound);
+      return { status: 200, body: await venueView(deps.readDb, event) };
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/takeover',
+    operationId: 'takeOverVenue',
+    summary: "Stop following and become the venue's upstream for the event, one epoch above the highest this laptop knows; the venue's other laptops find it by themselves",
+    tags: ['Sync'],
+    access: 'signed-in-admin',
+    params: EventParams,
+    responses: {
+      200: { description: 'The upstream now', content: { 'application/json': { schema: TakeoverAnswer } } },
+      404: MSG.eventNotFound,
+      409: { description: MSG.venueNotFollowed, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const answer = await takeOverVenue(deps.db, event);
+      // A cycle under way towards the old upstream ends here; nothing more goes to it.
+      await deps.localWrites.noteUnfollow(event.id);
+      return { status: 200, body: answer };
     },
   });
 

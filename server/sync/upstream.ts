@@ -7,6 +7,7 @@ import { MSG } from '../../core/messages';
 import { storedInstant } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE } from '../event-file';
 import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
+import { VenueAnswer, type VenueHello } from '../schemas/venue';
 import type { z } from '../schemas/zod';
 import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
 import { connectPinned } from './pinned-connection';
@@ -39,6 +40,8 @@ export const UPSTREAM_LIMITS = {
    */
   pushAnswerBaseBytes: 64 * 1024,
   pushAnswerBytesPerRecord: 4 * 1024,
+  /** A venue's answer: 64 laptops of a few hundred bytes each. */
+  venueAnswerBytes: 64 * 1024,
   /** What is read of a refusal, to tell plain HTTP refused from a role refused. */
   refusalBytes: 64 * 1024,
   connectMs: 5000,
@@ -119,12 +122,23 @@ export class Upstream {
     });
   }
 
+  /** Tells the laptop who this one is for the event; answers what it knows of the venue (issue 47), bounded and checked. */
+  async venue(remoteEventId: number, hello: VenueHello): Promise<VenueAnswer> {
+    const body = JSON.stringify(hello);
+    const request = { method: 'POST', path: `/events/${remoteEventId}/sync/venue`, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, json: body };
+    return this.exchange(request, async (res) => {
+      const parsed = VenueAnswer.safeParse(await readJson(res, UPSTREAM_LIMITS.venueAnswerBytes));
+      if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
+      return parsed.data;
+    });
+  }
+
   /**
    * One request and the reading of its answer, on one clock (deadline, minimum rate,
    * silence). Same-origin redirects are followed a few times; others are refused.
    */
   private async exchange<T>(
-    request: { method: string; path: string; headers?: Record<string, string>; body?: string; notFound?: UpstreamField },
+    request: { method: string; path: string; headers?: Record<string, string>; body?: string; json?: string; notFound?: UpstreamField },
     read: (res: http.IncomingMessage) => Promise<T>,
   ): Promise<T> {
     const clock = new ExchangeClock(this.timing, { stop: this.options.stop, onSilent: this.options.onSilent });
@@ -154,7 +168,7 @@ export class Upstream {
     }
   }
 
-  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string }, clock: ExchangeClock): Promise<http.IncomingMessage> {
+  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string; json?: string }, clock: ExchangeClock): Promise<http.IncomingMessage> {
     const socket = await this.connect(target, clock.signal);
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request({
@@ -175,7 +189,7 @@ export class Upstream {
       );
       req.once('response', resolve);
       req.on('error', reject);
-      if (request.body === undefined) return void req.end();
+      if (request.body === undefined) return void req.end(request.json);
       // A body going up is due at the minimum rate too; then the upstream works (idle and deadline bound it).
       clock.due(true);
       req.once('finish', () => clock.due(false));

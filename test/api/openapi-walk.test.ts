@@ -26,6 +26,7 @@ const VALID_BODIES: Record<string, (ids: Record<string, number>) => unknown> = {
   createPromotionCode: () => ({ code: 'WALK2', discount_type: 'flat', discount_amount: 1, quantity: 1 }),
   printSelectedBadges: (ids) => ({ guest_ids: [ids.guest_id] }),
   updateBadgeLayout: () => ({ size: 'A6' }),
+  greetVenue: () => ({ name: 'Walk door', url: 'https://10.0.0.9:8788/api/v1', fingerprint: 'ab'.repeat(32), event_id: 1, epoch: 1, part: 'follower' }),
 };
 
 /** The same for a query the route reads before its record (a badge sheet's selection). */

@@ -14,6 +14,8 @@ const DOOR_WRITES = new Set([
   'POST /events/import',
   // A door key's follower pushes its scans (DESIGN "Following a central Doorlist").
   'POST /events/{event_id}/sync/changes',
+  // ...and tells its upstream who it is, to learn the venue (issue 47).
+  'POST /events/{event_id}/sync/venue',
   'POST /apps/api/auth/logout',
   // Printing badges is the door's work (issue 39); a long selection is POSTed.
   'POST /events/{event_id}/badges.pdf',

@@ -22,6 +22,8 @@ export const PG_BIN: string | undefined = (() => {
 export interface PostgresCluster {
   /** The `postgres` database as its superuser. */
   url: string;
+  /** The folder of its Unix socket: what a process in another network namespace connects through. */
+  socketDir: string;
   /** Stops the cluster: `immediate` is a crash (recovery on start), `fast` a clean shutdown. */
   stop(mode?: 'immediate' | 'fast'): Promise<void>;
   start(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    socketDir: dir,
     stop,
     start,
     async remove() {

@@ -1,0 +1,366 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../core/messages';
+import { parseFingerprint } from '../../core/fingerprint';
+import pg from 'pg';
+import { eventually } from '../helpers/eventually';
+import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
+
+// Issue 47 "Done when": a LAN of the test's own (three network namespaces on a bridge, and this
+// namespace on it too; tests never use the machine's other addresses) and three laptops, each
+// `npm run serve` sharing the LAN. B and C follow A pinned; A dies with a scan only it holds;
+// B and C scan through the outage (one guest at both doors); B takes over, C finds it on its
+// own, A started again on its own file follows B; then the same with B and C taking over at
+// once. All of it twice: on SQLite, and with laptop B's database on PostgreSQL (a cluster of the
+// test's own, reached over its Unix socket: its TCP port is on this namespace's loopback, which
+// B's namespace cannot see).
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SUBNET = `10.214.${(process.pid % 200) + 20}`;
+const TAG = process.pid % 10000;
+const BRIDGE = `dvb${TAG}`;
+const ADMIN = { username: 'venue-admin', password: 'venue-admin-secret' };
+const NAMES = ['A', 'B', 'C'] as const;
+type Name = (typeof NAMES)[number];
+const ADDRESS: Record<Name, string> = { A: `${SUBNET}.2`, B: `${SUBNET}.3`, C: `${SUBNET}.4` };
+const ns = (name: Name) => `doorlist-venue-${process.pid}-${name}`;
+const veth = (name: Name) => `dv${TAG}${name}`;
+// Each namespace has its own ports: every laptop serves on the same ones, kept across restarts.
+const HTTP_PORT = 8787;
+const HTTPS_PORT = 8788;
+
+function ip(...args: string[]): void {
+  execFileSync('ip', args, { stdio: 'pipe' });
+}
+
+function lanImpossible(): string | undefined {
+  if (process.platform !== 'linux') return 'network namespaces need Linux';
+  if (process.getuid?.() !== 0) return 'making a network namespace needs root';
+  try {
+    ip('netns', 'add', `${ns('A')}-probe`);
+    ip('netns', 'del', `${ns('A')}-probe`);
+    return undefined;
+  } catch (err) {
+    return `ip netns is not possible here: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+function makeLan(): void {
+  ip('link', 'add', BRIDGE, 'type', 'bridge');
+  ip('addr', 'add', `${SUBNET}.1/24`, 'dev', BRIDGE);
+  ip('link', 'set', BRIDGE, 'up');
+  for (const name of NAMES) {
+    ip('netns', 'add', ns(name));
+    ip('link', 'add', veth(name), 'type', 'veth', 'peer', 'name', `${veth(name)}p`);
+    ip('link', 'set', `${veth(name)}p`, 'netns', ns(name));
+    ip('link', 'set', veth(name), 'master', BRIDGE);
+    ip('link', 'set', veth(name), 'up');
+    ip('-n', ns(name), 'addr', 'add', `${ADDRESS[name]}/24`, 'dev', `${veth(name)}p`);
+    ip('-n', ns(name), 'link', 'set', `${veth(name)}p`, 'up');
+    ip('-n', ns(name), 'link', 'set', 'lo', 'up');
+  }
+}
+
+function removeLan(): void {
+  const steps = [...NAMES.map((n) => ['netns', 'del', ns(n)]), ...NAMES.map((n) => ['link', 'del', veth(n)]), ['link', 'del', BRIDGE]];
+  for (const args of steps) {
+    try {
+      ip(...args);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+/** One laptop: `npm run serve` sharing the LAN inside its namespace, its log kept in its folder. */
+class Laptop {
+  child?: ChildProcess;
+  fingerprint = '';
+  ca = '';
+  token = '';
+
+  constructor(
+    readonly name: Name,
+    readonly dir: string,
+    readonly db: string,
+  ) {}
+
+  get apiBase(): string {
+    return `https://${ADDRESS[this.name]}:${HTTPS_PORT}/api/v1`;
+  }
+
+  async start(): Promise<void> {
+    const log = fs.openSync(path.join(this.dir, `${this.name}.log`), 'a');
+    const child = spawn('ip', ['netns', 'exec', ns(this.name), process.execPath, '--import', 'tsx', 'server/serve.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DOORLIST_DB: this.db,
+        // A laptop on PostgreSQL keeps its LAN files in the per-user data folder: this one's own.
+        XDG_DATA_HOME: this.dir,
+        DOORLIST_HOST: '0.0.0.0',
+        DOORLIST_PORT: String(HTTP_PORT),
+        DOORLIST_HTTPS_PORT: String(HTTPS_PORT),
+        DOORLIST_LOG_LEVEL: 'info',
+        DOORLIST_ADMIN_USERNAME: ADMIN.username,
+        DOORLIST_ADMIN_PASSWORD: ADMIN.password,
+        DOORLIST_CHECK_REPLIES: '1',
+        DOORLIST_STATION_NAME: `Laptop ${this.name}`,
+        // Settings, so the test waits for conditions rather than for the defaults' seconds.
+        DOORLIST_VENUE_PROBE_S: '1',
+        DOORLIST_SYNC_TICK_MS: '300',
+        DOORLIST_SYNC_ERROR_RETRY_MS: '200',
+      },
+      stdio: ['ignore', 'pipe', log],
+    });
+    this.child = child;
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk) => {
+        fs.appendFileSync(path.join(this.dir, `${this.name}.log`), chunk);
+        out += chunk;
+        const found = out.split('\n').find((l) => l.startsWith('Doorlist HTTPS on '));
+        if (found) resolve(found);
+      });
+      child.once('exit', (code) => reject(new Error(`laptop ${this.name} exited ${code}; see ${this.dir}/${this.name}.log`)));
+    });
+    const match = /\(authority SHA-256 (\S+), trusted once from (http:\/\/\S+\/ca\.crt)\)$/.exec(line);
+    assert.ok(match, line);
+    this.fingerprint = match[1];
+    this.ca = await (await fetch(match[2])).text();
+    this.token = (await this.must(200, 'POST', '/apps/api/auth', ADMIN)).token;
+  }
+
+  /** Killed as a laptop dies: nothing flushed, nothing said. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+  }
+
+  request(method: string, pathName: string, body?: unknown): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (this.token) headers.authorization = `Token ${this.token}`;
+      if (payload) headers['content-type'] = 'application/json';
+      const req = https.request(`${this.apiBase}${pathName}`, { method, headers, ca: this.ca }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async must(status: number, method: string, pathName: string, body?: unknown): Promise<any> {
+    const answer = await this.request(method, pathName, body);
+    assert.equal(answer.status, status, `${this.name}: ${method} ${pathName}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  }
+
+  /** The uids of the event's check-ins here, each as often as it is stored. */
+  async checkinUids(eventId: number): Promise<string[]> {
+    const page = await this.must(200, 'GET', `/events/${eventId}/checkins?page_size=100`);
+    return (page.results as { uid: string }[]).map((c) => c.uid).sort();
+  }
+
+  async guestId(eventId: number, barcode: string): Promise<number> {
+    const page = await this.must(200, 'GET', `/events/${eventId}/guests?search=${barcode}`);
+    return page.results[0].id;
+  }
+
+  /** A scan answered here (201), with a uid of the test's own. */
+  async scan(eventId: number, barcode: string, uid: string): Promise<string> {
+    await this.must(201, 'POST', `/events/${eventId}/checkins`, { guest_id: await this.guestId(eventId, barcode), station: `${this.name} door`, uid });
+    return uid;
+  }
+}
+
+const within = <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) => eventually(what, probe, ms, 100);
+const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee'];
+
+const impossible = lanImpossible();
+
+for (const onPostgres of [false, true]) {
+  describe(`A venue of three laptops outlives its upstream${onPostgres ? ', laptop B on PostgreSQL' : ''}`, { skip: impossible ?? (onPostgres && !PG_BIN ? 'no PostgreSQL under /usr/lib/postgresql' : undefined) }, () => {
+    let dir: string;
+    const laptops = {} as Record<Name, Laptop>;
+    let cluster: PostgresCluster | undefined;
+    let groupId: number;
+
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-venue-'));
+      removeLan();
+      makeLan();
+      for (const name of NAMES) {
+        // A folder each: a laptop's authority and certificate are kept beside its database.
+        const own = path.join(dir, name);
+        fs.mkdirSync(own);
+        let db = path.join(own, 'doorlist.sqlite');
+        if (name === 'B' && onPostgres) {
+          cluster = await startPostgresCluster();
+          const admin = new pg.Client({ connectionString: cluster.url });
+          await admin.connect();
+          await admin.query('create database venue_b');
+          await admin.end();
+          const port = new URL(cluster.url).port;
+          db = `postgres://postgres@/venue_b?host=${encodeURIComponent(cluster.socketDir)}&port=${port}`;
+        }
+        laptops[name] = new Laptop(name, own, db);
+      }
+      await Promise.all(NAMES.map((n) => laptops[n].start()));
+      groupId = (await laptops.A.must(201, 'POST', '/groups', { name: 'Box office', email: 'box@venue.test' })).id;
+    });
+
+    after(async () => {
+      try {
+        await Promise.all(NAMES.map((n) => laptops[n]?.stop()));
+        await cluster?.remove();
+      } finally {
+        removeLan();
+        if (process.env.DOORLIST_KEEP_VENUE_LOGS) console.log(`venue test logs kept in ${dir}`);
+        else fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    /** An event on A with four guests; B and C follow it pinned, and each knows the venue. Answers each laptop's id of it. */
+    async function followedEvent(title: string): Promise<Record<Name, number>> {
+      const { A, B, C } = laptops;
+      const eventId = (await A.must(201, 'POST', '/events', { name: title, starts: '2026-12-02T18:00', ends: '2026-12-02T23:30', timezone: 'Europe/Amsterdam', group_id: groupId })).id;
+      const type = await A.must(201, 'POST', `/events/${eventId}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });
+      for (const first of GUESTS) {
+        await A.must(201, 'POST', `/events/${eventId}/guests`, { registration_type: type.id, first_name: first, last_name: 'Guest', email: `${first}@venue.test`, barcode: `${title}-${first}` });
+      }
+      const key = (await A.must(201, 'POST', `/groups/${groupId}/api_keys`, { name: `Doors of ${title}`, role: 'door' })).key;
+      const ids = { A: eventId } as Record<Name, number>;
+      for (const follower of [B, C]) {
+        ids[follower.name] = (await follower.must(201, 'POST', '/sync', { url: A.apiBase, key, event_id: eventId, fingerprint: A.fingerprint })).event_id;
+      }
+      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it).
+      for (const [follower, other] of [[B, C], [C, B]] as const) {
+        await within(`${follower.name} knowing the venue of ${title}`, async () => {
+          const status = await follower.must(200, 'GET', `/events/${ids[follower.name]}/sync`);
+          const urls = (status.venue as { url: string }[]).map((m) => m.url).sort();
+          return status.epoch === 1 && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
+        });
+      }
+      const venue = await A.must(200, 'GET', `/events/${eventId}/sync/venue`);
+      assert.deepEqual([venue.part, venue.epoch, venue.venue.map((m: { name: string }) => m.name).sort()], ['upstream', 1, ['Laptop B', 'Laptop C']]);
+      return ids;
+    }
+
+    /** Every answered scan on each laptop, exactly once each, and nothing else. */
+    async function everywhereOnce(ids: Record<Name, number>, answered: string[]): Promise<void> {
+      const expected = [...answered].sort();
+      await within(
+        'every answered scan on all three laptops',
+        async () => {
+          const seen = await Promise.all(NAMES.map((n) => laptops[n].checkinUids(ids[n])));
+          return seen.every((uids) => uids.join(' ') === expected.join(' ')) ? true : undefined;
+        },
+        30_000,
+      );
+    }
+
+    /** The double admission of Bob at the B and C doors, named on `side`. */
+    async function namedOn(side: Laptop, eventId: number, title: string): Promise<void> {
+      await within(`the double admission named on ${side.name}`, async () => {
+        const page = await side.must(200, 'GET', `/events/${eventId}/sync/double_admissions`);
+        const bob = (page.results as { first_name: string; checkins: { station: string }[] }[]).find((d) => d.first_name === 'Bob');
+        return bob && bob.checkins.map((c) => c.station).sort().join(' ') === 'B door C door' ? true : undefined;
+      });
+      const guest = await side.must(200, 'GET', `/events/${eventId}/guests?search=${title}-Bob`);
+      assert.equal(guest.results[0].first_name, 'Bob');
+    }
+
+    it('B takes over from a dead A; C follows B on its own; A, started again on its own file, follows B and hands over its scan', async () => {
+      const { A, B, C } = laptops;
+      const ids = await followedEvent('Harbour');
+      const answered: string[] = [];
+      answered.push(await A.scan(ids.A, 'Harbour-Ada', 'harbour-a-ada'));
+      await A.kill();
+      answered.push(await B.scan(ids.B, 'Harbour-Bob', 'harbour-b-bob'));
+      answered.push(await C.scan(ids.C, 'Harbour-Bob', 'harbour-c-bob'));
+      answered.push(await C.scan(ids.C, 'Harbour-Cy', 'harbour-c-cy'));
+      answered.push(await B.scan(ids.B, 'Harbour-Dee', 'harbour-b-dee'));
+
+      assert.deepEqual(await B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), { epoch: 2 });
+      await within('C following B at epoch 2', async () => {
+        const status = await C.must(200, 'GET', `/events/${ids.C}/sync`);
+        return status.url === B.apiBase && status.epoch === 2 && status.state === 'ok' ? status : undefined;
+      });
+      const cStatus = await C.must(200, 'GET', `/events/${ids.C}/sync`);
+      assert.equal(cStatus.fingerprint, B.fingerprint, 'pinned to the fingerprint it learned');
+      assert.equal(cStatus.venue_note, MSG.venueMoved('Laptop B', 2));
+
+      await A.start();
+      await within('A following B', async () => {
+        const status = await A.request('GET', `/events/${ids.A}/sync`);
+        return status.status === 200 && status.body.url === B.apiBase && status.body.epoch === 2 ? true : undefined;
+      });
+      assert.equal((await A.must(200, 'GET', `/events/${ids.A}/sync`)).venue_note, MSG.venueOutranked('Laptop B', 2));
+      await everywhereOnce(ids, answered);
+      await namedOn(B, ids.B, 'Harbour');
+      await namedOn(C, ids.C, 'Harbour');
+      const venue = await B.must(200, 'GET', `/events/${ids.B}/sync/venue`);
+      assert.deepEqual([venue.part, venue.epoch], ['upstream', 2]);
+    });
+
+    it('B and C both take over at once: they meet by epoch and fingerprint, the loser follows the winner and says so, A follows the winner', async () => {
+      const { A, B, C } = laptops;
+      const ids = await followedEvent('Lantern');
+      const answered: string[] = [];
+      answered.push(await A.scan(ids.A, 'Lantern-Ada', 'lantern-a-ada'));
+      await A.kill();
+      answered.push(await B.scan(ids.B, 'Lantern-Bob', 'lantern-b-bob'));
+      answered.push(await C.scan(ids.C, 'Lantern-Bob', 'lantern-c-bob'));
+      answered.push(await C.scan(ids.C, 'Lantern-Cy', 'lantern-c-cy'));
+
+      const [takenB, takenC] = await Promise.all([B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), C.must(200, 'POST', `/events/${ids.C}/sync/takeover`)]);
+      assert.deepEqual([takenB, takenC], [{ epoch: 2 }, { epoch: 2 }]);
+      // The same rule on every laptop: at the same epoch, the lower fingerprint stays the upstream.
+      const [winner, loser] = (parseFingerprint(B.fingerprint) as string) < (parseFingerprint(C.fingerprint) as string) ? [B, C] : [C, B];
+      await within(`${loser.name} following ${winner.name}`, async () => {
+        const status = await loser.request('GET', `/events/${ids[loser.name]}/sync`);
+        return status.status === 200 && status.body.url === winner.apiBase && status.body.epoch === 2 ? true : undefined;
+      });
+      assert.equal((await loser.must(200, 'GET', `/events/${ids[loser.name]}/sync`)).venue_note, MSG.venueLostTie(`Laptop ${winner.name}`));
+      assert.deepEqual((await winner.must(200, 'GET', `/events/${ids[winner.name]}/sync/venue`)).part, 'upstream');
+      answered.push(await loser.scan(ids[loser.name], 'Lantern-Dee', 'lantern-loser-dee'));
+
+      await A.start();
+      await within(`A following ${winner.name}`, async () => {
+        const status = await A.request('GET', `/events/${ids.A}/sync`);
+        return status.status === 200 && status.body.url === winner.apiBase ? true : undefined;
+      });
+      await everywhereOnce(ids, answered);
+      await namedOn(B, ids.B, 'Lantern');
+      await namedOn(C, ids.C, 'Lantern');
+    });
+  });
+}
