@@ -97,11 +97,11 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   api.use(notFoundHandler);
   app.use(API_PREFIX, api);
 
-  // The laptop's authority, without a token: a phone installs it before it can trust the LAN.
+  // The authority of the laptop's LAN certificate, without a token: a phone installs it before it can trust the LAN.
   app.get(AUTHORITY_PATH, async (_req, res) => {
-    const authority = await lan.identity.authority();
+    const authority = await lan.identity.servedAuthority();
     res.set({ 'Content-Type': 'application/x-x509-ca-cert', 'Content-Disposition': 'attachment; filename="doorlist-ca.crt"', 'Cache-Control': 'no-cache' });
-    res.send(Buffer.from(authority.cert));
+    res.send(Buffer.from(authority));
   });
 
   if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {

@@ -1,7 +1,14 @@
 import { resourceRouter, type RouteDeps } from '../http/route';
-import { LanState } from '../schemas/lan';
+import { scopedEvent } from '../http/scope';
+import { EventParams } from '../schemas/events';
+import { CertificateRequest, IssuedCertificate, LanState } from '../schemas/lan';
+import { signCertificateRequest } from '../lan-certificates';
+import { MSG } from '../../core/messages';
 
-/** What the console's share panel shows: where the LAN reaches this laptop and what to trust. */
+/**
+ * What the console's share panel shows (where the LAN reaches this laptop and what to trust),
+ * and the signing of a follower's LAN certificate by this laptop's authority.
+ */
 export function lanRouter(deps: RouteDeps) {
   const { router, route } = resourceRouter(deps);
 
@@ -26,6 +33,25 @@ export function lanRouter(deps: RouteDeps) {
           certificate_fingerprint: info.certificateFingerprint ?? null,
         },
       };
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/certificate',
+    operationId: 'signFollowerCertificate',
+    summary: "For a follower of the event: its LAN certificate, signed by this laptop's authority for its LAN addresses, so the venue's phones trust one authority",
+    tags: ['LAN'],
+    // What a follower's sync key (or the venue's credential) may do: the event in scope is enough.
+    access: 'door',
+    params: EventParams,
+    body: CertificateRequest,
+    responses: { 200: { description: 'Signed', content: { 'application/json': { schema: IssuedCertificate } } }, 404: MSG.eventNotFound },
+    handler: async ({ params, caller, body }) => {
+      await scopedEvent(deps.readDb, caller, params.event_id);
+      const authority = await deps.lan.identity.authority();
+      const certificate = await signCertificateRequest(authority, body.certificate_request);
+      return { status: 200, body: { certificate, authority: authority.cert, authority_fingerprint: authority.fingerprint } };
     },
   });
 

@@ -12,3 +12,20 @@ export const LanState = z
     certificate_fingerprint: Fingerprint.nullable().describe('SHA-256 of the certificate served now (it changes with the addresses).'),
   })
   .openapi('LanState');
+
+/** A PEM block of a few hundred bytes; bounded well above what one laptop's names take. */
+const pem = z.string().min(1).max(16_384);
+
+export const CertificateRequest = z
+  .object({
+    certificate_request: pem.describe("The follower's certificate request (PKCS#10, PEM) for its LAN addresses and host names; its own key stays with it."),
+  })
+  .openapi('CertificateRequest');
+
+export const IssuedCertificate = z
+  .object({
+    certificate: pem.describe('The server certificate (PEM), signed by this laptop\'s authority for the names asked.'),
+    authority: pem.describe("This laptop's authority (PEM), to serve beside the certificate."),
+    authority_fingerprint: Fingerprint.describe("SHA-256 of this laptop's authority (AA:BB:...): what the venue's phones trust."),
+  })
+  .openapi('IssuedCertificate');

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { Transform, Writable } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MSG } from '../../core/messages';
 import { storedInstant } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE } from '../event-file';
 import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
+import { IssuedCertificate } from '../schemas/lan';
 import type { z } from '../schemas/zod';
 import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
 import { connectPinned } from './pinned-connection';
@@ -119,12 +120,23 @@ export class Upstream {
     });
   }
 
+  /** Asks the upstream's authority to sign this laptop's certificate request (PEM) for the followed event's venue. */
+  async certificate(remoteEventId: number, request: string): Promise<z.infer<typeof IssuedCertificate>> {
+    const body = Buffer.from(JSON.stringify({ certificate_request: request }));
+    const call = { method: 'POST', path: `/events/${remoteEventId}/sync/certificate`, headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body };
+    return this.exchange(call, async (res) => {
+      const parsed = IssuedCertificate.safeParse(await readJson(res, UPSTREAM_LIMITS.refusalBytes));
+      if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
+      return parsed.data;
+    });
+  }
+
   /**
    * One request and the reading of its answer, on one clock (deadline, minimum rate,
    * silence). Same-origin redirects are followed a few times; others are refused.
    */
   private async exchange<T>(
-    request: { method: string; path: string; headers?: Record<string, string>; body?: string; notFound?: UpstreamField },
+    request: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer; notFound?: UpstreamField },
     read: (res: http.IncomingMessage) => Promise<T>,
   ): Promise<T> {
     const clock = new ExchangeClock(this.timing, { stop: this.options.stop, onSilent: this.options.onSilent });
@@ -154,7 +166,7 @@ export class Upstream {
     }
   }
 
-  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string }, clock: ExchangeClock): Promise<http.IncomingMessage> {
+  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string | Buffer }, clock: ExchangeClock): Promise<http.IncomingMessage> {
     const socket = await this.connect(target, clock.signal);
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request({
@@ -179,7 +191,9 @@ export class Upstream {
       // A body going up is due at the minimum rate too; then the upstream works (idle and deadline bound it).
       clock.due(true);
       req.once('finish', () => clock.due(false));
-      pipeline(fs.createReadStream(request.body), counted(clock), req).catch(reject);
+      // A file's path streams it; bytes (a small JSON body) go as they are.
+      const source = typeof request.body === 'string' ? fs.createReadStream(request.body) : Readable.from([request.body]);
+      pipeline(source, counted(clock), req).catch(reject);
     });
   }
 
