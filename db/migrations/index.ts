@@ -25,6 +25,7 @@ import * as mergeJournal from './20261128120000_merge_journal';
 import * as supervisorAndGuestTableIndexes from './20261128120000_supervisor_and_guest_table_indexes';
 import * as guestSearchOwnLetters from './20261201000000_guest_search_own_letters';
 import * as syncAuthority from './20261201210000_sync_authority';
+import * as venues from './20261202100000_venues';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -57,6 +58,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128120000_supervisor_and_guest_table_indexes': supervisorAndGuestTableIndexes,
   '20261201000000_guest_search_own_letters': guestSearchOwnLetters,
   '20261201210000_sync_authority': syncAuthority,
+  '20261202100000_venues': venues,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
