@@ -4,14 +4,15 @@ import { detailOf, OfflineError, type Api } from '../api';
 import { utcInstant } from '../i18n/format';
 import type { SyncStatus, VenueMember, VenueView } from '../types';
 import { useNow } from './sync-chip';
-import { Fingerprint } from './fingerprint';
 
 /** How long the upstream must have been silent before the takeover is offered unasked (DESIGN: followers look after 10 s). */
 export const TAKEOVER_OFFER_AFTER_S = 30;
 
-/** Seconds since `at` (an API instant), or undefined for never. */
+/** Seconds since `at` (an API datetime in UTC, or an instant with its zone), or undefined for never. */
 function secondsSince(at: string | null, now: number): number | undefined {
-  return at ? Math.max(0, Math.round((now - utcInstant(at).getTime()) / 1000)) : undefined;
+  if (!at) return undefined;
+  const instant = /(Z|[+-]\d\d:\d\d)$/.test(at) ? new Date(at) : utcInstant(at);
+  return Math.max(0, Math.round((now - instant.getTime()) / 1000));
 }
 
 /** The laptops of the venue: station, address, fingerprint, when the upstream last heard from it. */
@@ -26,7 +27,7 @@ export function VenueList({ members }: { members: VenueMember[] }) {
         return (
           <li key={m.url}>
             <strong>{m.name}</strong> <span className="muted">{m.url}</span>
-            <Fingerprint value={m.fingerprint} />
+            <code className="venue-fingerprint">{m.fingerprint}</code>
             <span className="muted">{seconds === undefined ? t('venueNeverSeen') : seconds < 120 ? t('venueSeenAgo', { seconds }) : t('venueSeenMinutesAgo', { minutes: Math.floor(seconds / 60) })}</span>
           </li>
         );
@@ -71,7 +72,6 @@ export function FollowerVenue({ api, status, onTakenOver }: { api: Api; status: 
           {status.venue_note}
         </p>
       )}
-      <VenueList members={status.venue} />
       {offered ? (
         <div className="takeover" data-testid="takeover">
           {silent >= TAKEOVER_OFFER_AFTER_S && <p className="takeover-why">{t('takeoverUnreachable', { minutes: Math.max(1, Math.floor(silent / 60)) })}</p>}
@@ -96,6 +96,7 @@ export function FollowerVenue({ api, status, onTakenOver }: { api: Api; status: 
           {error}
         </p>
       )}
+      <VenueList members={status.venue} />
     </div>
   );
 }
