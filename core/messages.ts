@@ -235,4 +235,13 @@ export const MSG = {
   certificateRequestNameKind: 'The certificate request may name IP addresses and host names only.',
   certificateRequestTooManyNames: (max: number) => `The certificate request names more than ${max} addresses.`,
   certificateRequestNotLan: (name: string) => `${name} is not an address of the venue's network (loopback, private or link-local, or a host name).`,
+  // A venue that outlives its box-office laptop (issue 47)
+  venueNotFollowed: 'This laptop does not follow this event.',
+  venueNotFound: 'This event has no venue on this laptop.',
+  venueFull: (max: number) => `This venue already has ${max} laptops; no more can join it.`,
+  venueUrl: 'Enter this laptop\'s LAN HTTPS address: https://, a private or loopback address written out, ending in /api/v1.',
+  venueOtherEvent: 'This is not the event this laptop shares.',
+  venueLostTie: (name: string) => `${name} took over this venue at the same time as this laptop; ${name} stays its upstream, and this laptop follows it.`,
+  venueOutranked: (name: string, epoch: number) => `${name} took over this venue (epoch ${epoch}); this laptop follows it.`,
+  venueMoved: (name: string, epoch: number) => `The venue's upstream is now ${name} (epoch ${epoch}); this laptop follows it.`,
 } as const;

@@ -80,6 +80,14 @@ const ConfigSchema = z
     syncDeadlineSeconds: z.coerce.number().int().min(1).max(86_400),
     /** DOORLIST_SYNC_MIN_RATE: bytes a second an upstream's answer (or a push going up) may not fall under. */
     syncMinRate: z.coerce.number().int().min(1),
+    /** DOORLIST_SYNC_TICK_MS: how often each followed event pulls and pushes (a write here nudges it sooner). */
+    syncTickMs: z.coerce.number().int().min(10).max(3_600_000),
+    /** DOORLIST_SYNC_ERROR_RETRY_MS: after a cycle that ended in `error`, the first wait (doubling up to 30 s). */
+    syncErrorRetryMs: z.coerce.number().int().min(10).max(3_600_000),
+    /** DOORLIST_VENUE_PROBE_S: how long a venue's laptop waits on a silent upstream before it asks the venue's other laptops. */
+    venueProbeSeconds: z.coerce.number().min(0.05).max(86_400),
+    /** DOORLIST_STATION_NAME: how this laptop names itself to the venue's other laptops (its host name unless said). */
+    stationName: z.string().trim().min(1).max(64),
   })
   .readonly();
 
@@ -133,6 +141,10 @@ export function loadConfig(
     importWaitMs: env.DOORLIST_TEST_IMPORT_WAIT_MS || undefined,
     syncDeadlineSeconds: env.DOORLIST_SYNC_DEADLINE_S || 600,
     syncMinRate: env.DOORLIST_SYNC_MIN_RATE || 4096,
+    syncTickMs: env.DOORLIST_SYNC_TICK_MS || 1000,
+    syncErrorRetryMs: env.DOORLIST_SYNC_ERROR_RETRY_MS || 1000,
+    venueProbeSeconds: env.DOORLIST_VENUE_PROBE_S || 10,
+    stationName: (env.DOORLIST_STATION_NAME || os.hostname()).slice(0, 64),
     ...overrides,
   });
   if (!parsed.success) {

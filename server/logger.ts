@@ -4,7 +4,7 @@ import { stdoutDestination } from './log-destination';
 /**
  * Secrets that could reach a log line: the Authorization header of every request (tokens and
  * API keys, including the upstream key a follower sends) and any `key`, `password` or `token`
- * field logged by name. pino replaces them before the line is written.
+ * field logged by name (a venue's `credential` too). pino replaces them before the line is written.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -14,10 +14,12 @@ export const REDACTED_PATHS = [
   'upstream_key',
   'password',
   'token',
+  'credential',
   '*.key',
   '*.upstream_key',
   '*.password',
   '*.token',
+  '*.credential',
 ];
 
 /**

@@ -18,6 +18,7 @@ import { createLogger } from './logger';
 import { noteOnStderr, printLine } from './log-destination';
 import { SyncFollower, syncTiming } from './sync';
 import { VenueCertificate } from './sync/venue-certificate';
+import { venueSelf } from './sync/venue';
 import { ABANDONED_AFTER_MS, clearAbandonedImports } from '../db/repositories/event-file-merge';
 
 export interface RunningServer {
@@ -111,7 +112,7 @@ export interface StartOptions {
   logger?: Logger;
   rendererDir?: string;
   announce?: boolean;
-  /** The sync follower's timer (SYNC_INTERVAL_MS); tests slow it so only a nudge explains a quick push. */
+  /** The sync follower's timer (DOORLIST_SYNC_TICK_MS unless given); tests slow it so only a nudge explains a quick push. */
   syncIntervalMs?: number;
   /** The badge worker's file (AppOptions.badgeWorkerFile). */
   badgeWorkerFile?: string;
@@ -211,7 +212,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const secure = await startLanHttps(lan, config, logger);
   if (options.announce !== false) announce(url, secure, lan);
   // Beside the door: followed events push and pull on their own timer, never in a request.
-  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs, syncTiming(config));
+  const follower = new SyncFollower(db, readDb, logger, options.syncIntervalMs ?? config.syncTickMs, syncTiming(config), {
+    errorRetryMs: config.syncErrorRetryMs,
+    venue: { self: venueSelf(config.stationName, lan), probeMs: config.venueProbeSeconds * 1000 },
+  });
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
   const venueCertificate = new VenueCertificate(db, lan, logger, undefined, syncTiming(config));

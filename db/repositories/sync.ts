@@ -11,6 +11,9 @@ import type { GroupScope } from './groups';
 
 export type SyncState = 'ok' | 'offline' | 'error';
 
+/** Before this cursor every local change has been pushed; the epoch pushes everything (and pulls everything). */
+export const BEGINNING = '1970-01-01T00:00:00.000Z';
+
 // Rows per INSERT: ten or so values each, well inside SQLite's bound on terms and variables.
 const FINDINGS_PER_STATEMENT = 50;
 
@@ -104,6 +107,18 @@ export async function markPushed(db: Conn, sync: SyncRow, cursor: string): Promi
 export async function markPulled(db: Conn, sync: SyncRow, cursor: string): Promise<void> {
   const now = nowIso();
   await db('syncs').where({ id: sync.id, pull_cursor: sync.pull_cursor }).update({ pull_cursor: cursor, last_pull_at: now, state: 'ok', error: null, modified: now });
+}
+
+/**
+ * The sync follows another laptop of the venue from now on (issue 47): its address, its own
+ * event id, the venue credential and the pin learned for it. Both cursors start again at the
+ * beginning: what this laptop holds goes up whole (merged by uid, a replay changes nothing)
+ * and the new upstream's event comes down whole.
+ */
+export async function repointSync(db: Conn, syncId: number, to: { url: string; remote_event_id: number; upstream_key: string; fingerprint: string }): Promise<void> {
+  await db('syncs')
+    .where({ id: syncId })
+    .update({ ...to, authority_pem: null, push_cursor: BEGINNING, pull_cursor: BEGINNING, state: 'ok', error: null, modified: nowIso() });
 }
 
 /** Keeps the pinned authority a cycle verified against, for a sync followed before it was kept. */

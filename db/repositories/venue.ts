@@ -114,21 +114,37 @@ export async function recordMember(db: Conn, eventId: number, member: Omit<Venue
 /**
  * A follower keeps what its upstream answered: the epoch, the credential and the members
  * (replacing the list it had; at most VENUE_MEMBERS_MAX are kept). `part` says which part
- * this laptop plays from now on; `note` replaces the venue's note.
+ * this laptop plays from now on; `note` replaces the venue's note (kept when not given).
+ * `whileFollowed`: only while that sync is still followed (a takeover or an unfollow that
+ * committed first wins over an answer that was on its way); false when nothing was kept.
  */
 export async function adoptVenue(
   db: Conn,
   eventId: number,
   venue: { epoch: number; credential: string; members: VenueMember[]; part?: VenuePart; note?: string | null },
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    const fields = { epoch: venue.epoch, part: venue.part ?? 'follower', credential: venue.credential, credential_hash: credentialHash(venue.credential), note: venue.note ?? null, modified: nowIso() };
-    const updated = await trx('venues').where({ event_id: eventId }).update(fields);
-    if (updated === 0) await trx('venues').insert({ ...newRecord(), event_id: eventId, ...fields });
+  whileFollowed?: number,
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const fields = { epoch: venue.epoch, part: venue.part ?? 'follower', credential: venue.credential, credential_hash: credentialHash(venue.credential), modified: nowIso() };
+    const note = venue.note === undefined ? {} : { note: venue.note?.slice(0, 500) ?? null };
+    const row = trx('venues').where({ event_id: eventId });
+    if (whileFollowed !== undefined) row.whereExists((q) => q.select(trx.raw('1')).from('syncs').where('syncs.id', whileFollowed));
+    if ((await row.update({ ...fields, ...note })) === 0) {
+      if (whileFollowed !== undefined && !(await trx('syncs').where({ id: whileFollowed }).first('id'))) return false;
+      const [made] = await trx('venues').insert({ ...newRecord(), event_id: eventId, ...fields, ...note }).onConflict('event_id').ignore().returning('id');
+      if (!made) return false;
+    }
     await trx('venue_members').where({ event_id: eventId }).delete();
     const members = venue.members.slice(0, VENUE_MEMBERS_MAX).map((m) => ({ event_id: eventId, ...m }));
     if (members.length > 0) await trx('venue_members').insert(members).onConflict(['event_id', 'url']).ignore();
+    return true;
   });
+}
+
+/** The events this laptop is the venue's upstream of. */
+export async function listUpstreamVenues(db: Conn): Promise<number[]> {
+  const rows: { event_id: number }[] = await db('venues').where({ part: 'upstream' }).orderBy('event_id').select('event_id');
+  return rows.map((r) => r.event_id);
 }
 
 /** Sets the note the console shows about the venue (null clears it). */

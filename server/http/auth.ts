@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { findApiKeyGroup } from '../../db/repositories/api-keys';
 import { groupSubtreeIds, type GroupScope } from '../../db/repositories/groups';
 import { findTokenOwner } from '../../db/repositories/users';
+import { venueOfCredential } from '../../db/repositories/venue';
 import type { Role } from '../../core/roles';
 import { nowIso } from '../../core/time';
 import { UnauthorizedError } from './errors';
@@ -10,7 +11,8 @@ import { hashSecret } from '../secrets';
 
 /** Who is asking, what they may do, and which groups they may see (`null`: all of them). */
 export interface Caller {
-  kind: 'user' | 'key';
+  /** `venue`: another laptop of the event's venue, with its credential (scope.ts lets it reach that event's sync only). */
+  kind: 'user' | 'key' | 'venue';
   id: number;
   isAdmin: boolean;
   /** An administrator counts as a manager. */
@@ -20,6 +22,8 @@ export interface Caller {
   groups: GroupScope;
   /** The token this request carries (users only): sign-out and a password change need it. */
   tokenId?: number;
+  /** The one event a venue credential speaks for. */
+  venueEventId?: number;
 }
 
 /** Who made a scan, as check-ins record it: a door may undo only its own. */
@@ -112,6 +116,10 @@ export class Authenticator {
     if (key) {
       const groups = await groupSubtreeIds(this.db, key.group_id);
       return { caller: { kind: 'key', id: key.id, isAdmin: false, role: key.role, groupId: key.group_id, groups } };
+    }
+    const venue = await venueOfCredential(this.db, hash);
+    if (venue) {
+      return { caller: { kind: 'venue', id: venue.event_id, isAdmin: false, role: 'door', groupId: venue.group_id, groups: [venue.group_id], venueEventId: venue.event_id } };
     }
     // A token is looked up only once the environment's administrator password is in force: a
     // reset through DOORLIST_ADMIN_PASSWORD revokes that administrator's tokens before any is honoured.

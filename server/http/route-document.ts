@@ -52,6 +52,7 @@ export const PARAM_NOT_FOUND: Record<string, () => NotFoundError> = {
 
 const ACCESS_NOTES: Record<Access, string> = {
   door: 'Any role (door or manager).',
+  sync: "Any role (door or manager), or the venue credential of this event (the door role): a venue's laptops speak to each other with it.",
   'own-scan': 'Manager role; the door role for a check-in it made itself.',
   manager: 'Manager role (an API key or a signed-in user).',
   'signed-in-manager': 'A signed-in user of the manager role or an administrator; never an API key.',

@@ -3,7 +3,7 @@ import { checkinScanner } from '../../db/repositories/checkin-scanners';
 import { findEvent, type EventRow } from '../../db/repositories/events';
 import { findGroup, type GroupRow } from '../../db/repositories/groups';
 import { scannerOf, type Caller } from './auth';
-import { ForbiddenError, NotFoundError } from './errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors';
 import { MSG } from '../../core/messages';
 
 /**
@@ -29,6 +29,8 @@ export async function requireGroup(db: Conn, caller: Caller, groupId: number): P
 /**
  * The least a route needs, declared once on the route:
  * - `door`: any caller in scope (the door's reads, scans, walk-ins, event files);
+ * - `sync`: as `door`, and also the venue credential of the path's event (a venue's laptops
+ *   pulling, pushing and telling each other who they are); nowhere else is that credential a key;
  * - `own-scan`: a manager, or a door undoing a check-in it made itself;
  * - `manager`: the manager role (a key or a user) or an administrator;
  * - `signed-in-manager`: a signed-in user of the manager role or an administrator, never an
@@ -37,7 +39,7 @@ export async function requireGroup(db: Conn, caller: Caller, groupId: number): P
  * - `signed-in-admin`: a signed-in administrator only: what makes this laptop reach out to
  *   another server (following an upstream), which no group's key or manager may point anywhere.
  */
-export type Access = 'door' | 'own-scan' | 'manager' | 'signed-in-manager' | 'signed-in-admin';
+export type Access = 'door' | 'sync' | 'own-scan' | 'manager' | 'signed-in-manager' | 'signed-in-admin';
 
 function isManager(caller: Caller): boolean {
   return caller.isAdmin || caller.role === 'manager';
@@ -47,6 +49,7 @@ function isManager(caller: Caller): boolean {
 export function roleAllows(caller: Caller, access: Access): boolean {
   switch (access) {
     case 'door':
+    case 'sync':
       return true;
     case 'own-scan':
     case 'manager':
@@ -72,6 +75,8 @@ export interface ScopeParams {
  * see but may not do answers 403.
  */
 export async function authorize(db: Conn, caller: Caller, access: Access, params: ScopeParams = {}): Promise<void> {
+  // The venue credential opens its own event's sync routes only; anywhere else it is no key at all.
+  if (caller.kind === 'venue' && (access !== 'sync' || params.event_id !== caller.venueEventId)) throw new UnauthorizedError();
   if (roleAllows(caller, access)) return;
   if (params.event_id !== undefined) await scopedEvent(db, caller, params.event_id);
   else if (params.group_id !== undefined) await requireGroup(db, caller, params.group_id);

@@ -42,8 +42,8 @@ export function lanRouter(deps: RouteDeps) {
     operationId: 'signFollowerCertificate',
     summary: "For a follower of the event: its LAN certificate, signed by this laptop's authority for its LAN addresses, so the venue's phones trust one authority",
     tags: ['LAN'],
-    // What a follower's sync key (or the venue's credential) may do: the event in scope is enough.
-    access: 'door',
+    // What a follower's sync key, or the venue's credential for this event, may do.
+    access: 'sync',
     params: EventParams,
     body: CertificateRequest,
     responses: { 200: { description: 'Signed', content: { 'application/json': { schema: IssuedCertificate } } }, 404: MSG.eventNotFound },

@@ -9,6 +9,9 @@ import { EventFileImportResult } from '../schemas/event-files';
 import { SyncChangesQuery, SyncConflict, SyncCreate, SyncCreated, SyncDoubleAdmission, SyncFindingsQuery, SyncPreview, SyncPreviewRequest, SyncStatus } from '../schemas/sync';
 import { envelope, envelopeSchema, pageRequest } from '../http/pagination';
 import { deleteSync, listSyncs, deltaStart, recordFindings } from '../../db/repositories/sync';
+import { forgetVenue } from '../../db/repositories/venue';
+import { TakeoverAnswer, VenueAnswer, VenueHello, VenueView } from '../schemas/venue';
+import { answerHello, takeOverVenue, venueSelf, venueView } from '../sync/venue';
 import { MSG } from '../../core/messages';
 import { expectLeadingBytes, GZIP_MAGIC } from '../http/upload-body';
 import { nowIso } from '../../core/time';
@@ -136,6 +139,9 @@ export function syncRouter(deps: RouteDeps) {
       const event = await scopedEvent(deps.db, caller, params.event_id, MSG.syncNotFound);
       await syncOf(deps.db, event);
       await deleteSync(deps.db, event.id);
+      // The venue's credential and laptops go with the follow; the credential stops working at once.
+      await forgetVenue(deps.db, event.id);
+      deps.auth.forget();
       // A cycle under way may be about to push: once this answers, nothing more goes upstream.
       await deps.localWrites.noteUnfollow(event.id);
       return { status: 204 };
@@ -148,7 +154,7 @@ export function syncRouter(deps: RouteDeps) {
     operationId: 'listSyncChanges',
     summary: "For a follower: the event's changes since its cursor as an event file (whole without one), and the next cursor",
     tags: ['Sync'],
-    access: 'door',
+    access: 'sync',
     params: EventParams,
     query: SyncChangesQuery,
     responses: {
@@ -182,7 +188,7 @@ export function syncRouter(deps: RouteDeps) {
     operationId: 'pushSyncChanges',
     summary: "For a follower: merge its changes (an event file of this event) by uid; a replay changes nothing",
     tags: ['Sync'],
-    access: 'door',
+    access: 'sync',
     params: EventParams,
     rawBody: { contentType: EVENT_FILE_MEDIA_TYPE, description: "The follower's changes as an event file", pool: 'sync' },
     responses: {
@@ -217,6 +223,64 @@ export function syncRouter(deps: RouteDeps) {
       } finally {
         await fs.promises.rm(file, { force: true });
       }
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/venue',
+    operationId: 'greetVenue',
+    summary: "For a venue's laptops: say who this one is for the event; the answer is the venue as the laptop asked knows it (its part and epoch, the venue credential, the laptops)",
+    description: 'The venue\'s upstream notes a follower that shares the LAN (at most 64 laptops). The credential is answered only over the link the caller pinned, and never shown by any other route.',
+    tags: ['Sync'],
+    access: 'sync',
+    params: EventParams,
+    body: VenueHello,
+    responses: {
+      200: { description: 'The venue as this laptop knows it', content: { 'application/json': { schema: VenueAnswer } } },
+      404: { description: MSG.eventNotFound, content: { 'application/json': { schema: DetailResponse } } },
+      409: { description: MSG.venueFull(64), content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, body, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      return { status: 200, body: await answerHello(deps.db, event, body, venueSelf(deps.config.stationName, deps.lan)()) };
+    },
+  });
+
+  route({
+    method: 'get',
+    path: '/events/{event_id}/sync/venue',
+    operationId: 'getEventVenue',
+    summary: "The event's venue on this laptop, the venue's upstream included: this laptop's part, the epoch, the laptops it knows (never the credential)",
+    tags: ['Sync'],
+    access: 'door',
+    params: EventParams,
+    responses: { 200: { description: 'The venue', content: { 'application/json': { schema: VenueView } } }, 404: MSG.venueNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.venueNotFound);
+      return { status: 200, body: await venueView(deps.readDb, event) };
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/takeover',
+    operationId: 'takeOverVenue',
+    summary: "Stop following and become the venue's upstream for the event, one epoch above the highest this laptop knows; the venue's other laptops find it by themselves",
+    tags: ['Sync'],
+    access: 'signed-in-admin',
+    params: EventParams,
+    responses: {
+      200: { description: 'The upstream now', content: { 'application/json': { schema: TakeoverAnswer } } },
+      404: MSG.eventNotFound,
+      409: { description: MSG.venueNotFollowed, content: { 'application/json': { schema: DetailResponse } } },
+    },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.db, caller, params.event_id);
+      const answer = await takeOverVenue(deps.db, event);
+      // A cycle under way towards the old upstream ends here; nothing more goes to it.
+      await deps.localWrites.noteUnfollow(event.id);
+      return { status: 200, body: answer };
     },
   });
 

@@ -4,6 +4,7 @@ import { ListQuery, timestampParam } from '../http/pagination';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
 import { FINDINGS_KEPT } from '../../core/sync-limits';
+import { VenueMember } from './venue';
 
 const upstreamUrl = requiredText(2048)
   .refine((value) => /^https?:\/\/[^/\s]+/i.test(value) && URL.canParse(value), { error: MSG.syncUrlScheme })
@@ -109,6 +110,9 @@ export const SyncStatus = z
     conflicts_count: z.number().int().openapi({ description: 'Changes a merge could not apply as is, all of them (GET /events/{event_id}/sync/conflicts pages them)' }),
     double_admissions: z.array(SyncDoubleAdmission).openapi({ description: 'The latest 5 double admissions, newest first' }),
     conflicts: z.array(SyncConflict).openapi({ description: 'The latest 5 conflicts, newest first' }),
+    epoch: z.number().int().openapi({ description: 'The venue epoch this laptop knows: 1 for a first follow, one more at each takeover' }),
+    venue: z.array(VenueMember).openapi({ description: 'The laptops of the venue this laptop knows (its upstream included), as its upstream answered them' }),
+    venue_note: z.string().nullable().openapi({ description: 'What the console shows about the venue (e.g. a takeover lost to another laptop); null for nothing' }),
   })
   .openapi('SyncStatus');
 

@@ -10,6 +10,7 @@ import { nowIso } from '../../core/time';
 import { tempEventFile } from '../event-file';
 import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
 import { DEFAULT_TIMING, Upstream, UpstreamError, type UpstreamTiming } from './upstream';
+import { VenueWatch, type VenueWatchOptions } from './venue-watch';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
 export const SYNC_INTERVAL_MS = 1000;
@@ -21,9 +22,15 @@ const NUDGE_DELAY_MS = 50;
  * Merges by uid make the repeat a no-op.
  */
 const OVERLAP_MS = 10_000;
-/** After a cycle that ended in `error` (not offline), the next waits this long, doubling up to the cap. */
+/** After a cycle that ended in `error` (not offline), the next waits this long (DOORLIST_SYNC_ERROR_RETRY_MS), doubling up to the cap. */
 const ERROR_RETRY_MS = 1000;
 const ERROR_RETRY_MAX_MS = 30_000;
+
+export interface FollowerOptions {
+  errorRetryMs?: number;
+  /** Watching the venue (issue 47): who this laptop is, and how long an upstream may be silent. */
+  venue?: VenueWatchOptions;
+}
 /** What a log line keeps of a failure's own text (a database error can carry a whole statement). */
 const LOGGED_REASON_CHARS = 300;
 
@@ -67,6 +74,8 @@ export class SyncFollower {
   /** Ticks of the loop so far, and cycles ended (however they ended): what a test counts instead of waiting on the clock. */
   ticks = 0;
   cyclesEnded = 0;
+  private readonly venue: VenueWatch | undefined;
+  private readonly errorRetryMs: number;
 
   /**
    * `reader` is a second connection to the same database, for the exports and the merges'
@@ -78,7 +87,11 @@ export class SyncFollower {
     private readonly logger: Logger,
     private readonly intervalMs = SYNC_INTERVAL_MS,
     private readonly timing: Partial<UpstreamTiming> = {},
-  ) {}
+    options: FollowerOptions = {},
+  ) {
+    this.errorRetryMs = options.errorRetryMs ?? ERROR_RETRY_MS;
+    this.venue = options.venue ? new VenueWatch(db, logger, options.venue, timing, this.stopping.signal) : undefined;
+  }
 
   start(): this {
     this.schedule(0);
@@ -129,6 +142,8 @@ export class SyncFollower {
 
   private async tick(): Promise<void> {
     await this.runFollowed(() => true, false);
+    // The venue's upstream looks for a laptop that outranks it (a takeover while it was away).
+    await this.venue?.watchUpstreams().catch((err: Error) => this.logger.warn({ reason: err.message.slice(0, LOGGED_REASON_CHARS) }, 'venue: its laptops could not be asked'));
     this.ticks++;
     this.schedule(this.intervalMs);
   }
@@ -176,8 +191,14 @@ export class SyncFollower {
     try {
       const event = await findEvent(this.db, null, sync.event_id);
       if (!event) return;
+      // An upstream silent for a while: another laptop of the venue may have taken over; the cycle then runs again towards it.
+      if (await this.venue?.rehome(sync, event)) {
+        this.again.add(sync.id);
+        return;
+      }
       // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
+      await this.venue?.greet(sync, event, upstream);
       // A sync pinned to an authority before its certificate was kept keeps it now (checked by signature).
       if (sync.fingerprint && !sync.authority_pem && upstream.authority) await keepAuthority(this.db, sync.id, sync.fingerprint, upstream.authority);
       // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
@@ -194,7 +215,7 @@ export class SyncFollower {
   private async fail(sync: SyncRow, err: unknown): Promise<void> {
     const { state, message } = failureOf(err);
     if (state === 'error') {
-      const ms = Math.min(ERROR_RETRY_MAX_MS, (this.backoff.get(sync.id)?.ms ?? ERROR_RETRY_MS / 2) * 2);
+      const ms = Math.min(ERROR_RETRY_MAX_MS, (this.backoff.get(sync.id)?.ms ?? this.errorRetryMs / 2) * 2);
       this.backoff.set(sync.id, { until: Date.now() + ms, ms });
     }
     this.note(sync, state, message, err);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { eventByUid, groupIdByUid } from '../../db/repositories/event-file-merge';
-import { countConflicts, countDoubleAdmissions, countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type FindingsPage, type StoredConflict, type StoredDoubleAdmission, type SyncRow } from '../../db/repositories/sync';
+import { BEGINNING, countConflicts, countDoubleAdmissions, countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type FindingsPage, type StoredConflict, type StoredDoubleAdmission, type SyncRow } from '../../db/repositories/sync';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../core/errors';
 import { showFingerprint } from '../../core/fingerprint';
 import { MSG } from '../../core/messages';
@@ -11,6 +11,7 @@ import { tempEventFile } from '../event-file';
 import { checkEventFile, mergeEventChanges } from './event-files';
 import { Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 import type { Config } from '../config';
+import { venueStatus } from './venue';
 
 export { SyncFollower } from './follower';
 
@@ -23,8 +24,6 @@ export interface FollowRequest {
   fingerprint?: string;
 }
 
-// Before this cursor every local change has been pushed; the epoch pushes everything.
-export const BEGINNING = '1970-01-01T00:00:00.000Z';
 // Following and previewing are a person waiting: a whole event may take a while to export upstream.
 const FOLLOW_IDLE_MS = 30_000;
 const PREVIEW_IDLE_MS = 10_000;
@@ -116,6 +115,9 @@ export interface SyncStatus {
   conflicts_count: number;
   double_admissions: ReturnType<typeof toDoubleAdmission>[];
   conflicts: ReturnType<typeof toConflict>[];
+  epoch: number;
+  venue: Awaited<ReturnType<typeof venueStatus>>['venue'];
+  venue_note: string | null;
 }
 
 function toDoubleAdmission(d: StoredDoubleAdmission) {
@@ -129,7 +131,8 @@ function toConflict(c: StoredConflict) {
 /**
  * What the door shows every few seconds: state, when it last heard the upstream, what waits,
  * how many double admissions and conflicts there are and the latest few of each (a door's
- * poll stays small however many an outage left). Never the key.
+ * poll stays small however many an outage left), and the venue as this laptop knows it.
+ * Never the key, never the venue credential.
  */
 export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
   const latest = { limit: SYNC_STATUS_LATEST, offset: 0 };
@@ -148,6 +151,7 @@ export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
     conflicts_count: await countConflicts(db, sync.event_id),
     double_admissions: (await listDoubleAdmissions(db, sync.event_id, latest)).map(toDoubleAdmission),
     conflicts: (await listConflicts(db, sync.event_id, latest)).map(toConflict),
+    ...(await venueStatus(db, sync.event_id)),
   };
 }
 

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { Readable, Transform, Writable } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MSG } from '../../core/messages';
 import { storedInstant } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE } from '../event-file';
 import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
 import { IssuedCertificate } from '../schemas/lan';
+import { VenueAnswer, type VenueHello } from '../schemas/venue';
 import type { z } from '../schemas/zod';
 import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
 import { connectPinned } from './pinned-connection';
@@ -40,6 +41,8 @@ export const UPSTREAM_LIMITS = {
    */
   pushAnswerBaseBytes: 64 * 1024,
   pushAnswerBytesPerRecord: 4 * 1024,
+  /** A venue's answer: 64 laptops of a few hundred bytes each. */
+  venueAnswerBytes: 64 * 1024,
   /** What is read of a refusal, to tell plain HTTP refused from a role refused. */
   refusalBytes: 64 * 1024,
   connectMs: 5000,
@@ -122,10 +125,21 @@ export class Upstream {
 
   /** Asks the upstream's authority to sign this laptop's certificate request (PEM) for the followed event's venue. */
   async certificate(remoteEventId: number, request: string): Promise<z.infer<typeof IssuedCertificate>> {
-    const body = Buffer.from(JSON.stringify({ certificate_request: request }));
-    const call = { method: 'POST', path: `/events/${remoteEventId}/sync/certificate`, headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body };
+    const body = JSON.stringify({ certificate_request: request });
+    const call = { method: 'POST', path: `/events/${remoteEventId}/sync/certificate`, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, json: body };
     return this.exchange(call, async (res) => {
       const parsed = IssuedCertificate.safeParse(await readJson(res, UPSTREAM_LIMITS.refusalBytes));
+      if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
+      return parsed.data;
+    });
+  }
+
+  /** Tells the laptop who this one is for the event; answers what it knows of the venue (issue 47), bounded and checked. */
+  async venue(remoteEventId: number, hello: VenueHello): Promise<VenueAnswer> {
+    const body = JSON.stringify(hello);
+    const request = { method: 'POST', path: `/events/${remoteEventId}/sync/venue`, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, json: body };
+    return this.exchange(request, async (res) => {
+      const parsed = VenueAnswer.safeParse(await readJson(res, UPSTREAM_LIMITS.venueAnswerBytes));
       if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
       return parsed.data;
     });
@@ -136,7 +150,7 @@ export class Upstream {
    * silence). Same-origin redirects are followed a few times; others are refused.
    */
   private async exchange<T>(
-    request: { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer; notFound?: UpstreamField },
+    request: { method: string; path: string; headers?: Record<string, string>; body?: string; json?: string; notFound?: UpstreamField },
     read: (res: http.IncomingMessage) => Promise<T>,
   ): Promise<T> {
     const clock = new ExchangeClock(this.timing, { stop: this.options.stop, onSilent: this.options.onSilent });
@@ -166,7 +180,7 @@ export class Upstream {
     }
   }
 
-  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string | Buffer }, clock: ExchangeClock): Promise<http.IncomingMessage> {
+  private async send(target: URL, request: { method: string; headers?: Record<string, string>; body?: string; json?: string }, clock: ExchangeClock): Promise<http.IncomingMessage> {
     const socket = await this.connect(target, clock.signal);
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request({
@@ -187,13 +201,11 @@ export class Upstream {
       );
       req.once('response', resolve);
       req.on('error', reject);
-      if (request.body === undefined) return void req.end();
+      if (request.body === undefined) return void req.end(request.json);
       // A body going up is due at the minimum rate too; then the upstream works (idle and deadline bound it).
       clock.due(true);
       req.once('finish', () => clock.due(false));
-      // A file's path streams it; bytes (a small JSON body) go as they are.
-      const source = typeof request.body === 'string' ? fs.createReadStream(request.body) : Readable.from([request.body]);
-      pipeline(source, counted(clock), req).catch(reject);
+      pipeline(fs.createReadStream(request.body), counted(clock), req).catch(reject);
     });
   }
 

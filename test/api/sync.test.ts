@@ -164,6 +164,10 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
       conflicts_count: 0,
       double_admissions: [],
       conflicts: [],
+      // The venue (issue 47): a first follow, and no laptop of it on a LAN.
+      epoch: 1,
+      venue: [],
+      venue_note: null,
     });
     const list = await laptop.get('/sync');
     assert.equal(list.status, 200);

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MSG } from '../../core/messages';
+import { VENUE_MEMBERS_MAX } from '../../core/sync-limits';
+import { TestServer } from '../helpers/server';
+import { createApiKey, createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
+import { eventually } from '../helpers/eventually';
+
+// Issue 47 on loopback: the venue routes' refusals, the venue credential's reach, the takeover.
+// The LAN itself (three laptops, a dead upstream) is venue-three-laptops.test.ts.
+
+const FINGERPRINT = 'ab'.repeat(32);
+const hello = (fields: Record<string, unknown> = {}) => ({ name: 'Side door', url: 'https://10.0.0.2:8788/api/v1', fingerprint: FINGERPRINT, event_id: 7, epoch: 1, part: 'follower', ...fields });
+
+describe('A venue on loopback: POST /events/:event_id/sync/venue, the venue credential, POST .../sync/takeover', () => {
+  let upstream: TestServer;
+  let laptop: TestServer;
+  let upstreamEvent: number;
+  let otherUpstreamEvent: number;
+  let followed: number;
+  let credential: string;
+
+  before(async () => {
+    [upstream, laptop] = await Promise.all([TestServer.start(), TestServer.start({ syncTickMs: 50 })]);
+    const group = await createGroup(upstream, { name: 'Box office' });
+    upstreamEvent = await createEvent(upstream, group, { name: 'Harbour Lights' });
+    otherUpstreamEvent = await createEvent(upstream, group, { name: 'Another night' });
+    const key = await createRoleKey(upstream, group, 'door');
+    const res = await laptop.post('/sync', { url: upstream.baseUrl, key, event_id: upstreamEvent });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    followed = res.body.event_id;
+    // The follower's first exchanges make the venue upstream and hand the credential down.
+    credential = await eventually('the venue credential on the follower', async () => (await laptop.db('venues').where({ event_id: followed }).first())?.credential as string | undefined);
+  });
+  after(async () => {
+    await Promise.all([upstream.stop(), laptop.stop()]);
+  });
+
+  it('shows the venue on both sides: GET .../sync on the follower (epoch 1, no LAN laptops, no credential), GET .../sync/venue on the upstream', async () => {
+    const status = (await laptop.get(`/events/${followed}/sync`)).body;
+    assert.deepEqual([status.epoch, status.venue, status.venue_note], [1, [], null]);
+    assert.ok(!JSON.stringify(status).includes(credential), 'the credential is never shown');
+    const view = await upstream.get(`/events/${upstreamEvent}/sync/venue`);
+    assert.deepEqual([view.status, view.body], [200, { part: 'upstream', epoch: 1, upstream_url: null, note: null, venue: [] }]);
+    assert.deepEqual((await laptop.get(`/events/${followed}/sync/venue`)).body, { part: 'follower', epoch: 1, upstream_url: upstream.baseUrl, note: null, venue: [] });
+    assert.deepEqual((await upstream.get(`/events/${otherUpstreamEvent}/sync/venue`)).body, { detail: MSG.venueNotFound });
+  });
+
+  it("accepts the venue credential on its own event's sync routes, as the door role", async () => {
+    const asVenue = { token: credential };
+    const changes = await upstream.get(`/events/${upstreamEvent}/sync/changes`, asVenue);
+    assert.equal(changes.status, 200);
+    const answer = await upstream.post(`/events/${upstreamEvent}/sync/venue`, hello(), asVenue);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual([answer.body.part, answer.body.epoch, answer.body.credential, answer.body.url], ['upstream', 1, credential, null]);
+    const view = (await upstream.get(`/events/${upstreamEvent}/sync/venue`)).body;
+    assert.deepEqual(view.venue.map((m: { name: string; url: string }) => [m.name, m.url]), [['Side door', 'https://10.0.0.2:8788/api/v1']]);
+  });
+
+  it('answers 401, as for a wrong key, with the venue credential anywhere else: another event, its guests, the events, a scan, the status', async () => {
+    const asVenue = { token: credential };
+    const refused = [
+      await upstream.get(`/events/${otherUpstreamEvent}/sync/changes`, asVenue),
+      await upstream.post(`/events/${otherUpstreamEvent}/sync/venue`, hello(), asVenue),
+      await upstream.get(`/events/${upstreamEvent}/guests`, asVenue),
+      await upstream.get('/events', asVenue),
+      await upstream.post(`/events/${upstreamEvent}/checkins`, { guest_id: 1 }, asVenue),
+      await upstream.get(`/events/${upstreamEvent}/sync/venue`, asVenue),
+      await upstream.post(`/events/${upstreamEvent}/sync/takeover`, undefined, asVenue),
+    ];
+    assert.deepEqual(
+      refused.map((r) => [r.status, r.body]),
+      refused.map(() => [401, { detail: MSG.sessionExpired }]),
+    );
+  });
+
+  it('answers 400 on a hello that is junk, too long, or names an address outside the LAN', async () => {
+    const bad = async (body: unknown) => (await upstream.post(`/events/${upstreamEvent}/sync/venue`, body, { token: credential })).body;
+    assert.deepEqual(await bad(hello({ url: 'https://8.8.8.8:8788/api/v1' })), { url: [MSG.venueUrl] });
+    assert.deepEqual(await bad(hello({ url: 'http://10.0.0.2:8787/api/v1' })), { url: [MSG.venueUrl] });
+    assert.deepEqual(await bad(hello({ url: 'https://printer.local:8788/api/v1' })), { url: [MSG.venueUrl] });
+    assert.deepEqual(await bad(hello({ name: 'x'.repeat(65) })), { name: ['Ensure this field has no more than 64 characters.'] });
+    assert.deepEqual(Object.keys(await bad(hello({ fingerprint: 'not hex' }))), ['fingerprint']);
+    assert.deepEqual(Object.keys(await bad(hello({ epoch: 0 }))), ['epoch']);
+    assert.deepEqual(Object.keys(await bad(hello({ part: 'king' }))), ['part']);
+    const junk = await upstream.request('POST', `/events/${upstreamEvent}/sync/venue`, { rawBody: '{"name": ', headers: { 'content-type': 'application/json' }, token: credential });
+    assert.equal(junk.status, 400);
+  });
+
+  it(`holds at most ${VENUE_MEMBERS_MAX} laptops: the next one is refused with 409, one already there is still answered`, async () => {
+    const asVenue = { token: credential };
+    for (let i = 1; i < VENUE_MEMBERS_MAX; i++) {
+      const res = await upstream.post(`/events/${upstreamEvent}/sync/venue`, hello({ name: `Door ${i}`, url: `https://10.0.1.${i}:8788/api/v1` }), asVenue);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    const full = await upstream.post(`/events/${upstreamEvent}/sync/venue`, hello({ url: 'https://10.0.2.1:8788/api/v1' }), asVenue);
+    assert.deepEqual([full.status, full.body], [409, { detail: MSG.venueFull(VENUE_MEMBERS_MAX) }]);
+    const known = await upstream.post(`/events/${upstreamEvent}/sync/venue`, hello(), asVenue);
+    assert.equal(known.status, 200);
+    assert.equal(known.body.members.length, VENUE_MEMBERS_MAX - 1, 'the asker is not told about itself');
+  });
+
+  it('refuses the takeover to an API key (403 as for roles) and answers 409 where the event is not followed', async () => {
+    const group = await createGroup(laptop, { name: 'Laptop group' });
+    const managerKey = await createApiKey(laptop, group, 'manager key');
+    const byKey = await laptop.post(`/events/${followed}/sync/takeover`, undefined, { token: managerKey });
+    assert.equal(byKey.status, 404, 'out of the key group: absent');
+    const adminKeyless = await upstream.post(`/events/${upstreamEvent}/sync/takeover`);
+    assert.deepEqual([adminKeyless.status, adminKeyless.body], [409, { detail: MSG.venueNotFollowed }]);
+    const upstreamGroupKey = await createApiKey(upstream, (await upstream.get(`/events/${upstreamEvent}`)).body.group_id, 'upstream manager');
+    const refused = await upstream.post(`/events/${upstreamEvent}/sync/takeover`, undefined, { token: upstreamGroupKey });
+    assert.deepEqual([refused.status, refused.body], [403, { detail: MSG.roleNotAllowed }]);
+    assert.equal((await laptop.post('/events/999999/sync/takeover')).status, 404);
+  });
+
+  it('takes over: 200 {epoch: 2}, the event is no longer followed, the venue shows this laptop as its upstream; a second takeover is 409', async () => {
+    const res = await laptop.post(`/events/${followed}/sync/takeover`);
+    assert.deepEqual([res.status, res.body], [200, { epoch: 2 }]);
+    assert.equal((await laptop.get(`/events/${followed}/sync`)).status, 404);
+    const view = (await laptop.get(`/events/${followed}/sync/venue`)).body;
+    assert.deepEqual([view.part, view.epoch, view.upstream_url], ['upstream', 2, null]);
+    // Its venue credential is still the venue's: the old upstream, or any laptop, may now speak to it with it.
+    const changes = await laptop.get(`/events/${followed}/sync/changes`, { token: credential });
+    assert.equal(changes.status, 200);
+    const again = await laptop.post(`/events/${followed}/sync/takeover`);
+    assert.deepEqual([again.status, again.body], [409, { detail: MSG.venueNotFollowed }]);
+  });
+
+  it('forgets the venue credential when a follow is stopped with DELETE', async () => {
+    const key = await createRoleKey(upstream, (await upstream.get(`/events/${otherUpstreamEvent}`)).body.group_id, 'door');
+    const res = await laptop.post('/sync', { url: upstream.baseUrl, key, event_id: otherUpstreamEvent });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const other = res.body.event_id;
+    const secret = await eventually('the second venue credential', async () => (await laptop.db('venues').where({ event_id: other }).first())?.credential as string | undefined);
+    assert.equal((await laptop.get(`/events/${other}/sync/changes`, { token: secret })).status, 200);
+    assert.equal((await laptop.delete(`/events/${other}/sync`)).status, 204);
+    assert.equal(await laptop.db('venues').where({ event_id: other }).first(), undefined);
+    assert.equal((await laptop.get(`/events/${other}/sync/changes`, { token: secret })).status, 401);
+  });
+});
