@@ -13,6 +13,7 @@ import { deferBodyErrors, type RouteDeps } from './route';
 import { routeTable } from './methods';
 import { requestLogging } from './request-log';
 import { withSecurityHeaders } from './security-headers';
+import { venueCors } from './venue-cors';
 import { apiKeysRouter } from '../routes/api-keys';
 import { authRouter } from '../routes/auth';
 import { checkinsRouter } from '../routes/checkins';
@@ -80,6 +81,8 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();
+  // Before the body parsers and the method guard: a preflight from a venue laptop's page is answered here.
+  api.use(venueCors(readDb));
   api.use(deferBodyErrors(express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] })));
   api.use(deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false })));
   // Before every router: a declared path asked with a method it lacks answers 405, never another route.

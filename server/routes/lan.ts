@@ -1,8 +1,13 @@
 import { resourceRouter, type RouteDeps } from '../http/route';
 import { scopedEvent } from '../http/scope';
 import { EventParams } from '../schemas/events';
-import { CertificateRequest, IssuedCertificate, LanState } from '../schemas/lan';
+import { CertificateRequest, DoorPass, IssuedCertificate, LanState } from '../schemas/lan';
 import { signCertificateRequest } from '../lan-certificates';
+import { mintDoorPass } from '../sync/door-pass';
+import { readVenue } from '../../db/repositories/venue';
+import { NotFoundError } from '../http/errors';
+import { showFingerprint } from '../../core/fingerprint';
+import { toApiDatetime } from '../../core/time';
 import { MSG } from '../../core/messages';
 
 /**
@@ -52,6 +57,25 @@ export function lanRouter(deps: RouteDeps) {
       const authority = await deps.lan.identity.authority();
       const certificate = await signCertificateRequest(authority, body.certificate_request);
       return { status: 200, body: { certificate, authority: authority.cert, authority_fingerprint: authority.fingerprint } };
+    },
+  });
+
+  route({
+    method: 'post',
+    path: '/events/{event_id}/sync/door_pass',
+    operationId: 'mintDoorPass',
+    summary: "For a door screen: a pass that signs it in at the venue's other laptops for this event alone, and where they are, so it moves to the venue's upstream by itself when this laptop stops answering",
+    tags: ['LAN'],
+    access: 'door',
+    params: EventParams,
+    responses: { 200: { description: 'The pass and the laptops', content: { 'application/json': { schema: DoorPass } } }, 404: MSG.venueNotFound },
+    handler: async ({ params, caller }) => {
+      const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.venueNotFound);
+      const venue = await readVenue(deps.readDb, event.id);
+      if (!venue?.credential) throw new NotFoundError(MSG.venueNotFound);
+      const { pass, expires } = mintDoorPass(venue.credential, event.uid);
+      const laptops = venue.members.map((m) => ({ name: m.name, url: m.url, fingerprint: showFingerprint(m.fingerprint), event_id: m.remote_event_id }));
+      return { status: 200, body: { pass, expires_at: toApiDatetime(expires.toISOString()) as string, event_uid: event.uid, epoch: venue.epoch, laptops } };
     },
   });
 

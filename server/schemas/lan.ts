@@ -29,3 +29,22 @@ export const IssuedCertificate = z
     authority_fingerprint: Fingerprint.describe("SHA-256 of this laptop's authority (AA:BB:...): what the venue's phones trust."),
   })
   .openapi('IssuedCertificate');
+
+export const DoorPass = z
+  .object({
+    pass: z.string().describe("Signs a door screen in at every laptop of the event's venue, for this event at the door role only (Authorization: Token <pass>); never the venue credential itself"),
+    expires_at: z.string().describe('When the pass stops working (UTC); a screen gets a new one while its laptop answers'),
+    event_uid: z.string(),
+    epoch: z.number().int().describe('The venue epoch this laptop knows'),
+    laptops: z
+      .array(
+        z.object({
+          name: z.string(),
+          url: z.string().describe("The laptop's LAN HTTPS base, .../api/v1"),
+          fingerprint: Fingerprint.describe("SHA-256 of its certificate's authority (AA:BB:...)"),
+          event_id: z.number().int().describe("The laptop's own id of the event"),
+        }),
+      )
+      .describe("The venue's other laptops this laptop knows, where the screen looks once this one stops answering"),
+  })
+  .openapi('DoorPass');
