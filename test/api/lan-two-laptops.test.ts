@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { TestServer } from '../helpers/server';
 import { eventually } from '../helpers/eventually';
+import { httpsJson, ip, ipQuietly, lanImpossible, type Answer } from '../helpers/netns';
 
 // Issue 37 "Done when": two laptops on a LAN of the test's own (a network namespace joined to
 // this one by a veth pair; tests never use the machine's other addresses). The box office
@@ -22,22 +22,7 @@ const NS = `doorlist-lan-${process.pid}`;
 const VETH = `dl${process.pid % 100000}`;
 const ADMIN = { username: 'box-office', password: 'box-office-secret' };
 
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: 'pipe' });
-}
 
-/** Why this machine cannot make the test's LAN, or undefined when it can. */
-function lanImpossible(): string | undefined {
-  if (process.platform !== 'linux') return 'network namespaces need Linux';
-  if (process.getuid?.() !== 0) return 'making a network namespace needs root';
-  try {
-    ip('netns', 'add', `${NS}-probe`);
-    ip('netns', 'del', `${NS}-probe`);
-    return undefined;
-  } catch (err) {
-    return `ip netns is not possible here: ${(err as Error).message.split('\n')[0]}`;
-  }
-}
 
 function makeLan(): void {
   ip('netns', 'add', NS);
@@ -52,18 +37,7 @@ function makeLan(): void {
 
 function removeLan(): void {
   // The namespace takes its end of the pair with it; ours goes with its peer.
-  for (const args of [['netns', 'del', NS], ['link', 'del', `${VETH}a`]]) {
-    try {
-      ip(...args);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-interface Answer {
-  status: number;
-  body: any;
+  ipQuietly([['netns', 'del', NS], ['link', 'del', `${VETH}a`]]);
 }
 
 /** The box office: `npm run serve` sharing the LAN inside the namespace. */
@@ -124,20 +98,7 @@ class BoxOffice {
 
   /** An API call over the LAN's HTTPS, trusting nothing but the authority from /ca.crt. */
   request(method: string, pathName: string, body?: unknown): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (this.token) headers.authorization = `Token ${this.token}`;
-      if (payload) headers['content-type'] = 'application/json';
-      const req = https.request(`${this.apiBase}${pathName}`, { method, headers, ca: this.ca }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return httpsJson(`${this.apiBase}${pathName}`, { method, token: this.token, ca: this.ca, body });
   }
 
   async must(status: number, method: string, pathName: string, body?: unknown): Promise<any> {
@@ -151,7 +112,7 @@ class BoxOffice {
 const within = (ms: number, what: string, probe: () => Promise<boolean>) => eventually(what, async () => ((await probe()) ? true : undefined), ms, 100);
 
 // Skipped, with the reason in the report, only where a namespace cannot be made at all.
-const impossible = lanImpossible();
+const impossible = lanImpossible(`${NS}-probe`);
 
 describe('Two laptops on a LAN of their own: one shares over HTTPS, the other follows it', { skip: impossible }, () => {
   let dir: string;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +8,7 @@ import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
 import pg from 'pg';
 import { eventually } from '../helpers/eventually';
+import { httpsJson, ip, ipQuietly, lanImpossible, type Answer } from '../helpers/netns';
 import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
 
 // Issue 47 "Done when": a LAN of the test's own (three network namespaces on a bridge, and this
@@ -34,21 +34,7 @@ const veth = (name: Name) => `dv${TAG}${name}`;
 const HTTP_PORT = 8787;
 const HTTPS_PORT = 8788;
 
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: 'pipe' });
-}
 
-function lanImpossible(): string | undefined {
-  if (process.platform !== 'linux') return 'network namespaces need Linux';
-  if (process.getuid?.() !== 0) return 'making a network namespace needs root';
-  try {
-    ip('netns', 'add', `${ns('A')}-probe`);
-    ip('netns', 'del', `${ns('A')}-probe`);
-    return undefined;
-  } catch (err) {
-    return `ip netns is not possible here: ${(err as Error).message.split('\n')[0]}`;
-  }
-}
 
 function makeLan(): void {
   ip('link', 'add', BRIDGE, 'type', 'bridge');
@@ -68,18 +54,7 @@ function makeLan(): void {
 
 function removeLan(): void {
   const steps = [...NAMES.map((n) => ['netns', 'del', ns(n)]), ...NAMES.map((n) => ['link', 'del', veth(n)]), ['link', 'del', BRIDGE]];
-  for (const args of steps) {
-    try {
-      ip(...args);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-interface Answer {
-  status: number;
-  body: any;
+  ipQuietly(steps);
 }
 
 /** One laptop: `npm run serve` sharing the LAN inside its namespace, its log kept in its folder. */
@@ -161,20 +136,7 @@ class Laptop {
   }
 
   request(method: string, pathName: string, body?: unknown): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (this.token) headers.authorization = `Token ${this.token}`;
-      if (payload) headers['content-type'] = 'application/json';
-      const req = https.request(`${this.apiBase}${pathName}`, { method, headers, ca: this.ca }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return httpsJson(`${this.apiBase}${pathName}`, { method, token: this.token, ca: this.ca, body });
   }
 
   async must(status: number, method: string, pathName: string, body?: unknown): Promise<any> {
@@ -204,7 +166,7 @@ class Laptop {
 const within = <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) => eventually(what, probe, ms, 100);
 const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee'];
 
-const impossible = lanImpossible();
+const impossible = lanImpossible(`${ns('A')}-probe`);
 
 for (const onPostgres of [false, true]) {
   describe(`A venue of three laptops outlives its upstream${onPostgres ? ', laptop B on PostgreSQL' : ''}`, { skip: impossible ?? (onPostgres && !PG_BIN ? 'no PostgreSQL under /usr/lib/postgresql' : undefined) }, () => {
