@@ -77,15 +77,7 @@ test('Export in the menu saves through the desktop dialog with the event and tok
 });
 
 test('a new station is named after the laptop', async ({ page }) => {
-  await page.goto(server.url);
-  await page.evaluate(
-    ([token, event]) => {
-      localStorage.setItem('doorlist.token', token as string);
-      localStorage.setItem('doorlist.event', JSON.stringify(event));
-    },
-    [server.adminToken, { id: seed.eventId, name: seed.eventName }] as const,
-  );
-  await page.reload();
+  await new DoorPage(page).open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName }, { station: null });
   await expect(page.getByRole('button', { name: 'door-laptop-1' })).toBeVisible();
   await new DoorPage(page).scan(seed.guests.grace.barcode);
   await expect(page.locator('.result')).toHaveAttribute('data-outcome', 'checked_in');

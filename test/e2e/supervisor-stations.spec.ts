@@ -110,17 +110,8 @@ test('a desktop door whose hostname answers late beats only once named: no "Door
       doorlistDesktop: { isDesktop: true, hostname: () => hostname, exportEvent: async () => ({ saved: false }), importEvent: async () => ({ imported: false }), onMenu: () => () => undefined },
     });
   });
-  await page.goto(`${server.url}/`);
-  await page.evaluate(
-    ([token, event]) => {
-      localStorage.setItem('doorlist.token', token as string);
-      localStorage.setItem('doorlist.event', JSON.stringify(event));
-    },
-    [server.adminToken, { id: seed.eventId, name: seed.eventName }] as const,
-  );
-  await page.reload();
   const door = new DoorPage(page);
-  await expect(door.scanField()).toBeFocused();
+  await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName }, { station: null });
   const stations = async () => (await server.must<{ supervisor: { stations: { station: string; health: string }[] } }>(200, 'GET', `/events/${seed.eventId}/stats?supervisor=true`)).supervisor.stations;
   // Polls go on (counters, the probe) while the name is unknown; none of them is a heartbeat.
   await door.afterPolls(2);

@@ -10,16 +10,19 @@ const DOCS = path.resolve(__dirname, '..', '..', '..', 'docs', 'door-screen');
 export class DoorPage {
   constructor(readonly page: Page) {}
 
-  /** Opens the screen already signed in on `eventId` (the sign-in path has its own test). */
-  async open(baseUrl: string, token: string, event: { id: number; name: string }): Promise<void> {
+  /**
+   * Opens the screen already signed in on `eventId` (the sign-in path has its own test), at the
+   * station "Front door", or with no station kept yet when `station` is null (a new station).
+   */
+  async open(baseUrl: string, token: string, event: { id: number; name: string }, { station = 'Front door' }: { station?: string | null } = {}): Promise<void> {
     await this.page.goto(`${baseUrl}/`);
     await this.page.evaluate(
-      ([t, e]) => {
+      ([t, e, s]) => {
         localStorage.setItem('doorlist.token', t as string);
         localStorage.setItem('doorlist.event', JSON.stringify(e));
-        localStorage.setItem('doorlist.station', 'Front door');
+        if (s !== null) localStorage.setItem('doorlist.station', s as string);
       },
-      [token, { id: event.id, name: event.name }] as const,
+      [token, { id: event.id, name: event.name }, station] as const,
     );
     await this.page.reload();
     await expect(this.scanField()).toBeFocused();
