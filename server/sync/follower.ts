@@ -11,6 +11,7 @@ import { tempEventFile } from '../event-file';
 import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
 import { DEFAULT_TIMING, Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 import { VenueWatch, type VenueWatchOptions } from './venue-watch';
+import { loggedReason, safeOrigin } from './log-fields';
 
 /** How often each followed event pushes and pulls: changes cross within two of these. */
 export const SYNC_INTERVAL_MS = 1000;
@@ -31,8 +32,6 @@ export interface FollowerOptions {
   /** Watching the venue (issue 47): who this laptop is, and how long an upstream may be silent. */
   venue?: VenueWatchOptions;
 }
-/** What a log line keeps of a failure's own text (a database error can carry a whole statement). */
-const LOGGED_REASON_CHARS = 300;
 
 /** `ms` before a stored cursor; a cursor that names no time (stored by an earlier version) reaches back to the beginning. */
 function before(cursor: string, ms: number): string {
@@ -143,7 +142,7 @@ export class SyncFollower {
   private async tick(): Promise<void> {
     await this.runFollowed(() => true, false);
     // The venue's upstream looks for a laptop that outranks it (a takeover while it was away).
-    await this.venue?.watchUpstreams().catch((err: Error) => this.logger.warn({ reason: err.message.slice(0, LOGGED_REASON_CHARS) }, 'venue: its laptops could not be asked'));
+    await this.venue?.watchUpstreams().catch((err: Error) => this.logger.warn({ reason: loggedReason(err.message) }, 'venue: its laptops could not be asked'));
     this.ticks++;
     this.schedule(this.intervalMs);
   }
@@ -286,15 +285,7 @@ export class SyncFollower {
       this.logger.info({ event_id: sync.event_id, upstream }, 'sync: following the upstream');
       return;
     }
-    const own = err instanceof Error && !(err instanceof UpstreamError) && !(err instanceof DomainError) ? err.message.slice(0, LOGGED_REASON_CHARS) : undefined;
-    this.logger.warn({ event_id: sync.event_id, upstream, state, reason: message?.slice(0, LOGGED_REASON_CHARS), ...(own ? { cause: own } : {}) }, 'sync: working alone');
-  }
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'unknown';
+    const own = err instanceof Error && !(err instanceof UpstreamError) && !(err instanceof DomainError) ? loggedReason(err.message) : undefined;
+    this.logger.warn({ event_id: sync.event_id, upstream, state, reason: message === undefined ? undefined : loggedReason(message), ...(own ? { cause: own } : {}) }, 'sync: working alone');
   }
 }

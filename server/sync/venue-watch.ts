@@ -9,6 +9,7 @@ import { outranks, type VenueClaim } from '../../core/venue';
 import type { VenueAnswer, VenueHello } from '../schemas/venue';
 import { Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 import type { VenueSelf } from './venue';
+import { loggedReason, safeOrigin } from './log-fields';
 
 /**
  * How a venue outlives its upstream (issue 47), beside the follower's cycles:
@@ -32,8 +33,6 @@ export interface VenueWatchOptions {
 const ASK_DEADLINE_MS = 10_000;
 /** A follower asks again at most this often while its upstream stays silent. */
 const REASK_MAX_MS = 2000;
-/** What a log line keeps of a reason. */
-const LOGGED_REASON_CHARS = 300;
 
 interface Heard {
   member: VenueMember;
@@ -94,13 +93,20 @@ export class VenueWatch {
   private unchanged(venue: Venue, answer: VenueAnswer): boolean {
     if (Date.now() - (this.keptAt.get(venue.event_id) ?? 0) >= this.options.probeMs / 4) return false;
     if (venue.part !== 'follower' || answer.epoch !== venue.epoch || (answer.credential ?? venue.credential) !== venue.credential) return false;
+    const same = (members: VenueMember[]) => members.map((m) => `${m.name}|${m.url}|${m.fingerprint}|${m.remote_event_id}`).sort().join('\n');
+    return same(this.membersOf(answer)) === same(venue.members);
+  }
+
+  /** The laptops an answer names: the one that answered and those it knows, this one left out. */
+  private membersOf(answer: VenueAnswer): VenueMember[] {
     const self = this.options.self();
-    const said = [
-      ...(answer.url && answer.fingerprint ? [{ name: answer.name, url: answer.url, fingerprint: answer.fingerprint, event_id: answer.event_id }] : []),
-      ...answer.members.filter((m) => m.url !== self.url && m.url !== answer.url),
-    ].map((m) => `${m.name}|${m.url}|${m.fingerprint}|${m.event_id}`);
-    const held = venue.members.map((m) => `${m.name}|${m.url}|${m.fingerprint}|${m.remote_event_id}`);
-    return said.sort().join('\n') === held.sort().join('\n');
+    const members: VenueMember[] = [];
+    if (answer.url && answer.fingerprint) members.push({ name: answer.name, url: answer.url, fingerprint: answer.fingerprint, remote_event_id: answer.event_id, last_seen_at: nowIso() });
+    for (const m of answer.members) {
+      if (m.url === self.url || m.url === answer.url) continue;
+      members.push({ name: m.name, url: m.url, fingerprint: m.fingerprint, remote_event_id: m.event_id, last_seen_at: m.last_seen_at });
+    }
+    return members;
   }
 
   /**
@@ -184,18 +190,11 @@ export class VenueWatch {
     return answers.filter((a): a is Heard => a !== undefined);
   }
 
-  /** Keeps what a laptop answered: its epoch and credential, it and the laptops it knows (this one left out). */
+  /** Keeps what a laptop answered: its epoch and credential, it and the laptops it knows. */
   private async keep(db: Conn, event: EventRow, venue: Venue, answer: VenueAnswer, part: VenuePart, note?: string, whileFollowed?: number): Promise<void> {
     const credential = answer.credential ?? venue.credential;
     if (!credential) return;
-    const self = this.options.self();
-    const members: VenueMember[] = [];
-    if (answer.url && answer.fingerprint) members.push({ name: answer.name, url: answer.url, fingerprint: answer.fingerprint, remote_event_id: answer.event_id, last_seen_at: nowIso() });
-    for (const m of answer.members) {
-      if (m.url === self.url || m.url === answer.url) continue;
-      members.push({ name: m.name, url: m.url, fingerprint: m.fingerprint, remote_event_id: m.event_id, last_seen_at: m.last_seen_at });
-    }
-    await adoptVenue(db, event.id, { epoch: answer.epoch, credential, members, part, note }, whileFollowed);
+    await adoptVenue(db, event.id, { epoch: answer.epoch, credential, members: this.membersOf(answer), part, note }, whileFollowed);
   }
 
   private note(subject: string, level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void {
@@ -216,13 +215,5 @@ function bestOf(heard: Heard[]): Heard | undefined {
 }
 
 function reasonOf(err: unknown): string {
-  return err instanceof UpstreamError ? err.message.slice(0, LOGGED_REASON_CHARS) : 'unexpected failure';
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'unknown';
-  }
+  return err instanceof UpstreamError ? loggedReason(err.message) : 'unexpected failure';
 }
