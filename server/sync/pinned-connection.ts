@@ -110,16 +110,25 @@ function mismatch(target: PinnedTarget, shown: string): UpstreamError {
  */
 function handshake(target: PinnedTarget, ca?: string): Promise<tls.TLSSocket> {
   const { host, port, signal } = target;
+  const socket = tls.connect({
+    host,
+    port,
+    servername: net.isIP(host) ? undefined : host,
+    // Judged here, after the handshake, so a refusal can say what the upstream showed.
+    rejectUnauthorized: false,
+    ...(ca ? { ca: [ca] } : {}),
+    ALPNProtocols: ['http/1.1'],
+  });
+  return connectWithin(socket, 'secureConnect', target.connectMs, signal);
+}
+
+/**
+ * A socket once it is connected (`ready`: `connect`, or `secureConnect` after a handshake),
+ * within `connectMs` and while `signal` holds; otherwise it is destroyed and the promise says
+ * why (offline: no connection in time; the signal's reason when stopped).
+ */
+export function connectWithin<S extends net.Socket>(socket: S, ready: 'connect' | 'secureConnect', connectMs: number, signal: AbortSignal): Promise<S> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({
-      host,
-      port,
-      servername: net.isIP(host) ? undefined : host,
-      // Judged here, after the handshake, so a refusal can say what the upstream showed.
-      rejectUnauthorized: false,
-      ...(ca ? { ca: [ca] } : {}),
-      ALPNProtocols: ['http/1.1'],
-    });
     const fail = (err: unknown) => {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -127,11 +136,11 @@ function handshake(target: PinnedTarget, ca?: string): Promise<tls.TLSSocket> {
       reject(err);
     };
     const onAbort = () => fail(signal.reason);
-    const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable(`no connection within ${target.connectMs / 1000} s`))), target.connectMs);
+    const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable(`no connection within ${connectMs / 1000} s`))), connectMs);
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     socket.once('error', fail);
-    socket.once('secureConnect', () => {
+    socket.once(ready, () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       socket.off('error', fail);

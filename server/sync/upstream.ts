@@ -10,7 +10,7 @@ import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
 import { VenueAnswer, type VenueHello } from '../schemas/venue';
 import type { z } from '../schemas/zod';
 import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
-import { connectPinned } from './pinned-connection';
+import { connectPinned, connectWithin } from './pinned-connection';
 import { pullGuard } from './pull-guard';
 import { UpstreamError, type UpstreamField } from './upstream-error';
 
@@ -216,26 +216,9 @@ export class Upstream {
       this.shown = pinned.shown;
       return pinned.socket;
     }
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port });
-      const fail = (err: unknown) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        socket.destroy();
-        reject(err);
-      };
-      const onAbort = () => fail(signal.reason);
-      const timer = setTimeout(() => fail(new UpstreamError('offline', MSG.syncUnreachable(`no connection within ${UPSTREAM_LIMITS.connectMs / 1000} s`))), UPSTREAM_LIMITS.connectMs);
-      signal.addEventListener('abort', onAbort, { once: true });
-      socket.once('error', fail);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        socket.off('error', fail);
-        this.shown = null;
-        resolve(socket);
-      });
-    });
+    const socket = await connectWithin(net.connect({ host, port }), 'connect', UPSTREAM_LIMITS.connectMs, signal);
+    this.shown = null;
+    return socket;
   }
 }
 
