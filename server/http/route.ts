@@ -168,17 +168,23 @@ const readBody: RequestHandler = (() => {
   const json = deferBodyErrors(express.json({ limit: JSON_LIMIT, type: JSON_BODY_TYPES }));
   const form = deferBodyErrors(express.urlencoded({ limit: JSON_LIMIT, extended: false }));
   return (req, res, next) => {
-    const { 'transfer-encoding': encoding, 'content-length': length } = req.headers;
-    if (encoding === undefined && Number.isNaN(Number(length))) return next();
+    if (!announcesBody(req)) return next();
     return req.is(JSON_BODY_TYPES) ? json(req, res, next) : form(req, res, next);
   };
 })();
+
+/** A body as the parsers see one: a length header (even 0) or a transfer encoding. */
+function announcesBody(req: Request): boolean {
+  const { 'transfer-encoding': encoding, 'content-length': length } = req.headers;
+  return encoding !== undefined || !Number.isNaN(Number(length));
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function hasBody(req: Request): boolean {
+/** A body with bytes in it: what a content type is then checked for (an empty body has no type to check). */
+function hasBodyBytes(req: Request): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 }
 
@@ -193,11 +199,11 @@ type Declaration = Omit<RouteDefinition<ZodType | undefined, ZodType | undefined
 function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; body: unknown } {
   const bodyError = (req as ParsedRequest)[BODY_ERROR];
   if (bodyError !== undefined) throw bodyError;
-  if (def.jsonOnly && hasBody(req) && !req.is(JSON_BODY_TYPES)) throw new HttpError(415, { detail: MSG.jsonOnly });
+  if (def.jsonOnly && hasBodyBytes(req) && !req.is(JSON_BODY_TYPES)) throw new HttpError(415, { detail: MSG.jsonOnly });
   if (def.query && hasUndecodableText(req.query)) throw new ValidationError({ detail: MSG.queryNotUtf8 });
   const query = def.query ? parseInput(def.query, req.query) : undefined;
   if (!def.body) return { query, body: undefined };
-  if (hasBody(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
+  if (hasBodyBytes(req) && !req.is(BODY_TYPES)) throw new ValidationError({ detail: MSG.unsupportedContentType });
   const raw = req.body === undefined ? {} : req.body;
   if (!isPlainObject(raw)) throw new ValidationError({ detail: MSG.bodyNotObject });
   if (hasUndecodableText(raw)) throw new ValidationError({ detail: MSG.bodyNotUtf8 });
