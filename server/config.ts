@@ -90,7 +90,7 @@ const ConfigSchema = z
     syncMinRate: z.coerce.number().int().min(1),
     /** DOORLIST_SYNC_TICK_MS: how often each followed event pulls and pushes (a write here nudges it sooner). */
     syncTickMs: z.coerce.number().int().min(10).max(3_600_000),
-    /** DOORLIST_SYNC_ERROR_RETRY_MS: after a cycle that ended in `error`, the first wait (doubling up to 30 s). */
+    /** DOORLIST_SYNC_ERROR_RETRY_MS: after a cycle that ended in `error`, the first wait (doubling up to 30 times it). */
     syncErrorRetryMs: z.coerce.number().int().min(10).max(3_600_000),
     /** DOORLIST_VENUE_PROBE_S: how long a venue's laptop waits on a silent upstream before it asks the venue's other laptops. */
     venueProbeSeconds: z.coerce.number().min(0.05).max(86_400),

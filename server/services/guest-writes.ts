@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Db, Trx } from '../../db/knex';
 import { questionsForAnswers } from '../../db/repositories/custom-questions';
 import type { QuestionForAnswers } from '../../core/answers';
-import { eventInScope, findEvent, visibleEvents } from '../../db/repositories/events';
-import { findGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
+import { findEvent, visibleEvents } from '../../db/repositories/events';
+import { findGuest, type GuestUpdateFields } from '../../db/repositories/guests';
 import { insertCheckedGuests, nextGuestIds } from '../../db/repositories/guest-inserts';
 import { updateGuest } from '../../db/repositories/guest-updates';
 import { codeHolders } from '../../db/repositories/guest-codes';
@@ -14,22 +14,13 @@ import { MSG } from '../../core/messages';
 import { NotFoundError, ValidationError } from '../../core/errors';
 import { groupCommit } from './group-commit';
 import { answerQuestionIds } from '../schemas/guests';
-import { checkGuest, type GuestWrite, type Stored } from './guest-checks';
+import { checkGuest, createWrite, decideCreates, type GuestCreateRequest, type GuestWrite, type Stored } from './guest-checks';
 
 /**
  * A guest's create (POST, walk-ins) and update (PUT) take one checked path: scope, then
  * `checkGuest` (registration type, answers, codes) on what was read inside the write's own
  * transaction, then the write in that transaction.
  */
-
-/** One POST /guests, its body already checked by the schema. */
-export interface GuestCreateRequest {
-  eventId: number;
-  scope: GroupScope;
-  /** The guest's row (registration_type_id as sent; no answers yet). */
-  guest: GuestInsert;
-  customQuestions?: unknown[];
-}
 
 /** One PUT /guests/{id}, its body already checked by the schema: only the fields sent. */
 export interface GuestUpdateRequest {
@@ -51,53 +42,28 @@ async function storedFor(trx: Trx, eventId: number, writes: GuestWrite[]): Promi
   return { types, questions, holders: holders.map<number | undefined>((h) => h.id) };
 }
 
-const createWrite = (r: GuestCreateRequest): GuestWrite => ({ registrationTypeId: r.guest.registration_type_id, customQuestions: r.customQuestions, codes: r.guest });
-
 /**
  * Adds the guests of a batch (a lone request is a batch of one) in one transaction, with a
  * constant number of statements per event: the events (scope), their registration types, the
  * questions answered, the holders of the codes sent and the ids the new guests will take, all
- * read together; then the guests and their search entries, together, and their answers. Each
- * request is answered as the spec says: 404 for an event out of scope, one 400 for its
- * registration type and answers together, and a 400 naming the guest that holds a code it
- * repeats (another guest, or one an earlier request of the batch just added). A refused insert
- * (a drawn code met another, about 2^-60 a pair) fails the batch.
+ * read together; then, as decideCreates (guest-checks.ts) decided, the guests and their search
+ * entries, together, and their answers, event by event. A refused insert (a drawn code met
+ * another, about 2^-60 a pair) fails the batch.
  */
-async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<(number | Error)[]> {
-  const answers: (number | Error)[] = [];
+async function createBatch(trx: Trx, requests: GuestCreateRequest[]): Promise<(number | Error)[]> {
   const eventIds = [...new Set(requests.map((r) => r.eventId))];
-  const [visible, ids, ...stored] = await sentAtOnce([
+  const [events, ids, ...stored] = await sentAtOnce([
     visibleEvents(trx, eventIds),
     // The new guests' ids, known before they are written: their search entries go with them.
     nextGuestIds(trx, requests.length),
     ...eventIds.map((eventId) => storedFor(trx, eventId, requests.filter((r) => r.eventId === eventId).map(createWrite))),
   ]);
-  let idsUsed = 0;
-  const events = new Map(visible.map((e) => [e.id, e]));
-  for (const [e, eventId] of eventIds.entries()) {
-    const event = events.get(eventId);
-    const accepted: { index: number; guest: GuestInsert }[] = [];
-    for (const [index, request] of requests.entries()) {
-      if (request.eventId !== eventId) continue;
-      if (!event || !eventInScope(event, request.scope)) {
-        answers[index] = new NotFoundError(MSG.eventNotFound);
-        continue;
-      }
-      const write = createWrite(request);
-      const checked = checkGuest(stored[e], write, 'create');
-      if (checked instanceof ValidationError) {
-        answers[index] = checked;
-        continue;
-      }
-      // Held by the id it will take: a later request of the batch repeating a code is told whose.
-      stored[e].holders.claim(write.codes, ids[idsUsed + accepted.length]);
-      accepted.push({ index, guest: { ...request.guest, answers: checked.answers } });
-    }
-    const added = await insertCheckedGuests(trx, eventId, accepted.map((a) => a.guest), ids.slice(idsUsed));
-    idsUsed += added.length;
-    accepted.forEach((a, k) => (answers[a.index] = added[k]));
+  const decisions = decideCreates(requests, { events, ids, stored: new Map(eventIds.map((id, e) => [id, stored[e]])) });
+  for (const eventId of eventIds) {
+    const accepted = decisions.flatMap((d, index) => (d instanceof Error || requests[index].eventId !== eventId ? [] : [d]));
+    await insertCheckedGuests(trx, eventId, accepted.map((d) => d.guest), accepted.map((d) => d.id));
   }
-  return answers;
+  return decisions.map((d) => (d instanceof Error ? d : d.id));
 }
 
 /**
@@ -106,7 +72,7 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
  * its requests run again one by one.
  */
 export function guestCreates(db: Db, logger: Logger): (request: GuestCreateRequest) => Promise<number> {
-  return groupCommit<GuestCreateRequest, number>(db, decideCreates, { name: 'guest creates', logger });
+  return groupCommit<GuestCreateRequest, number>(db, createBatch, { name: 'guest creates', logger });
 }
 
 /**

@@ -25,7 +25,8 @@ const NUDGE_DELAY_MS = 50;
 const OVERLAP_MS = 10_000;
 /** After a cycle that ended in `error` (not offline), the next waits this long (DOORLIST_SYNC_ERROR_RETRY_MS), doubling up to the cap. */
 const ERROR_RETRY_MS = 1000;
-const ERROR_RETRY_MAX_MS = 30_000;
+/** The cap, as a multiple of the first wait (30 s shipped): a test that sets a short first wait meets short waits throughout. */
+const ERROR_RETRY_MAX_TIMES = 30;
 
 export interface FollowerOptions {
   errorRetryMs?: number;
@@ -214,7 +215,7 @@ export class SyncFollower {
   private async fail(sync: SyncRow, err: unknown): Promise<void> {
     const { state, message } = failureOf(err);
     if (state === 'error') {
-      const ms = Math.min(ERROR_RETRY_MAX_MS, (this.backoff.get(sync.id)?.ms ?? this.errorRetryMs / 2) * 2);
+      const ms = Math.min(this.errorRetryMs * ERROR_RETRY_MAX_TIMES, (this.backoff.get(sync.id)?.ms ?? this.errorRetryMs / 2) * 2);
       this.backoff.set(sync.id, { until: Date.now() + ms, ms });
     }
     this.note(sync, state, message, err);

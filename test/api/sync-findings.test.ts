@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { recordConflicts } from '../../db/repositories/sync';
 import { SyncConflict, SyncDoubleAdmission, SyncStatus } from '../../server/schemas/sync';
-import { TestServer } from '../helpers/server';
+import { QUICK_SYNC, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
 import { eventually as waitUntil } from '../helpers/eventually';
@@ -21,7 +21,7 @@ describe("A sync's double admissions and conflicts: only real ones kept, paged f
   const status = async (token?: string) => (await laptop.get(`/events/${eventId}/sync`, token === undefined ? {} : { token })).body;
 
   before(async () => {
-    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start(QUICK_SYNC)]);
     const centralGroup = await createGroup(central, { name: 'Findings box office' });
     const remote = await createEvent(central, centralGroup, { name: 'Findings gala' });
     const rt = await central.post(`/events/${remote}/registration_types`, { type: 'ticket', name: 'Entry', description: 'Door' });

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { FINDINGS_KEPT } from '../../core/sync-limits';
 import { EVENT_FILE_MEDIA_TYPE } from '../../server/event-file';
-import { TestServer } from '../helpers/server';
+import { QUICK_SYNC, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
 import { download, readFile, seedFullEvent, stamp, writeFile, type FileLine } from '../helpers/event-files';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
@@ -82,7 +82,7 @@ describe('A followed upstream that turns hostile', () => {
   }
 
   before(async () => {
-    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start(QUICK_SYNC)]);
     const upstream = await seedUpstream(central, 'Followed gala');
     honest = readFile(await download(central, upstream.eventId));
     // Another group's event on the laptop: what a hostile upstream must never reach.
@@ -206,14 +206,14 @@ describe('A followed upstream that turns hostile', () => {
     await recovers();
   });
 
-  it('shows an upstream that trickles its answer as offline within 10 s, abandons that cycle and recovers', async () => {
+  it('shows an upstream that trickles its answer as offline (too slow), abandons that cycle and recovers', async () => {
     let letGo = 0;
     proxy.override = (req, res) => {
       if (req.method !== 'GET' || !SYNC_CHANGES.test(req.url ?? '')) return false;
       void trickle(res, writeFile(honest.header, honest.records), { 'content-type': EVENT_FILE_MEDIA_TYPE, 'x-doorlist-cursor': new Date().toISOString() }).closed.then(() => letGo++);
       return proxy.hold(res);
     };
-    const s = await waitFor('offline', (x) => x.state === 'offline' && x.error === MSG.syncTooSlow(4096), 10_000);
+    const s = await waitFor('offline', (x) => x.state === 'offline' && x.error === MSG.syncTooSlow(4096));
     assert.equal(s.error, MSG.syncTooSlow(4096));
     // The trickling answer was let go: the cycle was abandoned, not left waiting.
     await eventually('the trickle let go', async () => (letGo > 0 ? true : undefined));
@@ -299,7 +299,7 @@ describe('A followed upstream that turns hostile', () => {
 
 describe('Conflicts past SQLite\'s 500 terms: the same CSV imported on both sides during an outage', () => {
   it('keeps syncing, lists the conflicts, and shows no statement', async () => {
-    const [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    const [central, laptop] = await Promise.all([TestServer.start(), TestServer.start(QUICK_SYNC)]);
     const proxy = await UpstreamProxy.start(central.baseUrl);
     try {
       const upstream = await seedUpstream(central, 'Outage gala');
@@ -349,7 +349,7 @@ describe('Who may follow', () => {
   let upstream: { eventId: number; key: string };
 
   before(async () => {
-    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start()]);
+    [central, laptop] = await Promise.all([TestServer.start(), TestServer.start(QUICK_SYNC)]);
     upstream = await seedUpstream(central, 'Access gala');
   });
   after(async () => {
@@ -390,7 +390,7 @@ describe('Who may follow', () => {
   });
 
   it('POST /sync/preview past the deadline (DOORLIST_SYNC_DEADLINE_S) answers 400 naming it, and a cycle past it is abandoned as offline', async () => {
-    const patient = await TestServer.start({ syncDeadlineSeconds: 2, syncMinRate: 1 });
+    const patient = await TestServer.start({ ...QUICK_SYNC, syncDeadlineSeconds: 2, syncMinRate: 1 });
     const proxy = await UpstreamProxy.start(central.baseUrl);
     try {
       proxy.override = (_req, res) => {

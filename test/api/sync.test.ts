@@ -187,17 +187,17 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
 
     const mine = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
     assert.equal(mine.status, 201, JSON.stringify(mine.body));
-    await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined), 3000);
+    await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: mine.body.uid }).first()) ? true : undefined));
   });
 
-  it('carries a rename of the event upstream, alone in its delta, within 3 s', async () => {
+  it('carries a rename of the event upstream, alone in its delta', async () => {
     const event = (await central.get(`/events/${upstream.eventId}`)).body;
     const renamed = await central.put(`/events/${upstream.eventId}`, { name: 'Followed gala (moved indoors)', starts: event.starts, ends: event.ends, timezone: event.timezone, group_id: upstream.groupId });
     assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
-    await eventually('the new name here', async () => ((await laptop.get(`/events/${eventId}`)).body.name === 'Followed gala (moved indoors)' ? true : undefined), 3000);
+    await eventually('the new name here', async () => ((await laptop.get(`/events/${eventId}`)).body.name === 'Followed gala (moved indoors)' ? true : undefined));
   });
 
-  it('carries an undo and a walk-in from the laptop, and a guest edit from upstream, within 3 s', async () => {
+  it('carries an undo and a walk-in from the laptop, and a guest edit from upstream', async () => {
     const uidOf = async (server: TestServer, table: string, id: number) => (await server.db(table).where({ id }).first()).uid as string;
     const rt = await laptop.db('registration_types').where({ event_id: eventId }).first();
     const walkIn = await laptop.post(`/events/${eventId}/guests`, { registration_type: rt.id, first_name: 'Walk', last_name: 'In', email: 'walk@in.test', barcode: 'CODE-WALKIN' });
@@ -206,15 +206,15 @@ describe('GET /events/:event_id/sync, GET /sync, DELETE /events/:event_id/sync',
     const scan = await laptop.post(`/events/${eventId}/checkins`, { barcode: 'CODE-WALKIN', station: 'side door' });
     assert.equal(scan.status, 201, JSON.stringify(scan.body));
     assert.equal((await laptop.delete(`/events/${eventId}/checkins/${scan.body.id}`)).status, 204);
-    const arrived = await eventually('the walk-in upstream', async () => (await central.db('guests').where({ uid: walkInUid }).first()) ?? undefined, 3000);
+    const arrived = await eventually('the walk-in upstream', async () => (await central.db('guests').where({ uid: walkInUid }).first()) ?? undefined);
     assert.equal(arrived.event_id, upstream.eventId);
-    await eventually('the undone scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first())?.undone_at ? true : undefined), 3000);
+    await eventually('the undone scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first())?.undone_at ? true : undefined));
     assert.equal((await central.db('guests').where({ uid: walkInUid }).first()).checked_in_at, null);
 
     const ada = await central.db('guests').where({ event_id: upstream.eventId, barcode: 'CODE-ADA' }).first();
     const edit = await central.put(`/events/${upstream.eventId}/guests/${ada.id}`, { company: 'Analytical Engines' });
     assert.equal(edit.status, 200, JSON.stringify(edit.body));
-    await eventually('the edit on the laptop', async () => ((await laptop.db('guests').where({ uid: ada.uid }).first()).company === 'Analytical Engines' ? true : undefined), 3000);
+    await eventually('the edit on the laptop', async () => ((await laptop.db('guests').where({ uid: ada.uid }).first()).company === 'Analytical Engines' ? true : undefined));
   });
 
   it('lets door keys and door users of the event\'s group read it (the door screen\'s chip); another group gets the 404 of an unknown event', async () => {
@@ -281,7 +281,8 @@ describe('A write on a following laptop', () => {
       assert.equal(follow.status, 201, JSON.stringify(follow.body));
       const scan = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
       assert.equal(scan.status, 201, JSON.stringify(scan.body));
-      await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 3000);
+      // Within eventually's limit (20 s), well before the follower's next tick.
+      await eventually('the laptop scan upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined));
       // A refused scan writes nothing and starts no push: the central still has one check-in.
       const again = await laptop.post(`/events/${follow.body.event_id}/checkins`, { barcode: 'CODE-BOB', station: 'side door' });
       assert.equal(again.status, 409);
@@ -316,7 +317,7 @@ describe('An event file imported on a following laptop', () => {
       const merged = await laptop.request('POST', '/events/import', { rawBody: Buffer.from(await carried.arrayBuffer()), headers: GZIP });
       assert.equal(merged.status, 200, JSON.stringify(merged.body));
       assert.equal(merged.body.checkins_added, 1);
-      await eventually('the carried check-in upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined), 5000);
+      await eventually('the carried check-in upstream', async () => ((await central.db('checkins').where({ uid: scan.body.uid }).first()) ? true : undefined));
     } finally {
       await Promise.all([central.stop(), laptop.stop(), other.stop()]);
     }
@@ -467,7 +468,7 @@ describe('A laptop following a laptop that follows the central', () => {
 
     const online = await second.post(`/events/${secondEvent}/checkins`, { barcode: 'CODE-ADA', station: 'far door' });
     assert.equal(online.status, 201, JSON.stringify(online.body));
-    await eventually('the far scan at the central', atCentral(online.body.uid), 5000);
+    await eventually('the far scan at the central', atCentral(online.body.uid));
 
     // The far laptop is cut off; its scan reaches the middle laptop only after the middle
     // laptop's push cursor has moved well past the scan's time (deltas reach 10 s behind a

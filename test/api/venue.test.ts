@@ -227,7 +227,8 @@ describe('A follower whose upstream is silent asks the venue, pinned to the fing
 
   before(async () => {
     const quick = { syncTickMs: 50, venueProbeSeconds: 0.2, syncErrorRetryMs: 50 };
-    [upstream, other, laptop] = await Promise.all([TestServer.start(quick), TestServer.start({ ...quick, stationName: 'Side door' }), TestServer.start(quick)]);
+    // HTTPS on a free port: the shipped 8788 may be another test process's while this file runs.
+    [upstream, other, laptop] = await Promise.all([TestServer.start(quick), TestServer.start({ ...quick, stationName: 'Side door', httpsPort: 0 }), TestServer.start(quick)]);
     // The other follower shares HTTPS on loopback: the venue can name it (a loopback address is a venue address).
     await other.running.lan.serveHttps('127.0.0.1');
     const group = await createGroup(upstream, { name: 'Box office' });

@@ -10,6 +10,13 @@ import { startServer, type RunningServer, type StartOptions } from '../../server
 import { createServerDatabase, type TestDatabase } from './database';
 
 export const ADMIN = { username: 'admin', password: 'door-admin-secret' };
+
+/**
+ * A follower's tick and its first wait after an error (DOORLIST_SYNC_TICK_MS,
+ * DOORLIST_SYNC_ERROR_RETRY_MS), small: a sync test waits for the state it expects (eventually,
+ * or the follower's cycle counter), which comes within a few of these rather than of seconds.
+ */
+export const QUICK_SYNC = { syncTickMs: 100, syncErrorRetryMs: 50 } as const satisfies Partial<Config>;
 // What a sign-in gives a token (server/routes/auth.ts).
 const TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
