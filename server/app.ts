@@ -11,6 +11,7 @@ import { RouteDocuments } from './http/openapi';
 import { apiDocsRouter } from './http/api-docs';
 import type { RouteDeps } from './routes/deps';
 import { routeTable } from './http/methods';
+import { RequestsUnderWay } from './http/requests-under-way';
 import { requestLogging } from './http/request-log';
 import { withSecurityHeaders } from './http/security-headers';
 import { apiKeysRouter } from './routes/api-keys';
@@ -63,7 +64,7 @@ export interface AppOptions {
 export function createApp({ db, readDb = db, config, logger, lan, rendererDir, badgeWorkerFile }: AppOptions) {
   const auth = new Authenticator(db);
   const mailer = new Mailer(db, config.smtpUrl, logger);
-  const deps: RouteDeps = { db, readDb, config, documents: new RouteDocuments(), auth, mailer, localWrites: new LocalWrites(config.doorActiveMs), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
+  const deps: RouteDeps = { db, readDb, config, documents: new RouteDocuments(), auth, mailer, localWrites: new LocalWrites(config.doorActiveMs), underWay: new RequestsUnderWay(), logger, lan, badges: new BadgePrinting(logger, { workerFile: badgeWorkerFile }) };
 
   const app = express();
   app.disable('x-powered-by');

@@ -161,6 +161,9 @@ function announce(url: string, secure: { urls: string[]; fingerprint: string } |
   if (secure) printLine(`Doorlist HTTPS on ${secure.urls.join(' ')} (authority SHA-256 ${secure.fingerprint}, trusted once from ${lan.info().authorityUrls[0] ?? '/ca.crt'})`);
 }
 
+/** How long a stop waits for handlers still running (a sync push merging, say) before the database closes. */
+const HANDLERS_GRACE_MS = 10_000;
+
 /**
  * Migrates, listens, and prints the ready line. Used by `npm run serve`, by the desktop
  * app's main process and by the tests.
@@ -244,6 +247,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await lan.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.underWay.settled(HANDLERS_GRACE_MS);
       await deps.badges.close();
       await checked.catch(() => undefined);
       await closeDatabase();

@@ -17,6 +17,7 @@ import { writeError } from './error-handler';
 import { routeTable } from './methods';
 import type { ApiTag, RouteDocuments } from './openapi';
 import { documentRoute, PARAM_NOT_FOUND, responseConfigs } from './route-document';
+import type { RequestsUnderWay } from './requests-under-way';
 
 // One bound per app: every router of an app is built from the same deps.
 const uploadSlots = new WeakMap<HttpDeps, UploadSlots>();
@@ -38,6 +39,8 @@ export interface HttpDeps {
   logger: Logger;
   /** Answered writes to an event, for the sync follower to push without waiting for its timer. */
   localWrites: { noteWrite(eventId: number): void };
+  /** Handlers still running, for a stopping server to let finish before its database closes. */
+  underWay: RequestsUnderWay;
 }
 
 export interface Reply {
@@ -300,18 +303,20 @@ export function resourceRouter(deps: HttpDeps) {
     deps.documents.add((registry) => documentRoute(registry, def, access, responses()));
     routeTable(deps).add(def.method, def.path);
 
-    router[def.method](toExpressPath(def.path), readBody, async (req: Request, res: Response) => {
+    router[def.method](toExpressPath(def.path), readBody, (req: Request, res: Response) => {
       // The error handler holds an error answer to the same declaration (test servers only).
       if (deps.config.checkReplies) res.locals[DECLARED_REPLIES] = { route: `${def.method.toUpperCase()} ${def.path}`, responses: responses() };
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await answer(req, res);
-        } catch (err) {
-          // A read that met a connection PostgreSQL had dropped is asked again on another (the
-          // pool retires each dead one as it shows): the caller gets its answer, not a 503.
-          if (def.method !== 'get' || res.headersSent || attempt >= lostConnectionAttempts || !isLostConnection(err)) throw err;
+      return deps.underWay.run(async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await answer(req, res);
+          } catch (err) {
+            // A read that met a connection PostgreSQL had dropped is asked again on another (the
+            // pool retires each dead one as it shows): the caller gets its answer, not a 503.
+            if (def.method !== 'get' || res.headersSent || attempt >= lostConnectionAttempts || !isLostConnection(err)) throw err;
+          }
         }
-      }
+      });
     });
 
     async function answer(req: Request, res: Response): Promise<void> {
