@@ -259,6 +259,7 @@ export async function benchCentralScale(input: CentralScaleInput, log: Log): Pro
     const pushMs = sorted((c) => c.pushMs);
     const pushes = pushMs.length;
     const pushedRecords = cycles.reduce((sum, c) => sum + c.pushedRecords, 0);
+    const pulledRecords = cycles.reduce((sum, c) => sum + c.pulledRecords, 0);
     const conflicts = cycles.reduce((sum, c) => sum + c.conflicts, 0);
     const refused = (status: number) => cycles.filter((c) => c.refused === status).length;
     const doorP99 = round(percentile(during.ms, 99), 1);
@@ -289,6 +290,7 @@ export async function benchCentralScale(input: CentralScaleInput, log: Log): Pro
       { section: s, name: 'follower pull p99', value: round(percentile(pullMs, 99)), unit: 'ms' },
       { section: s, name: 'follower push p99', value: round(percentile(pushMs, 99)), unit: 'ms' },
       { section: s, name: 'pushes a second (own scans, and pulled changes sent back within the 10 s overlap)', value: round(pushes / seconds(wallMs), 1), unit: '/s' },
+      { section: s, name: 'records a pull, on average', value: round(pulledRecords / Math.max(1, cycles.length), 1), unit: '' },
       { section: s, name: 'records a push, on average', value: round(pushedRecords / Math.max(1, pushes), 1), unit: '' },
       { section: s, name: 'pushes refused 429 (the key\'s two uploads at once), sent again next cycle', value: refused(429), unit: '', target: '0', ok: refused(429) === 0 },
       { section: s, name: 'pushes refused 503 (the process\'s six uploads at once)', value: refused(503), unit: '', target: '0', ok: refused(503) === 0 },

@@ -214,7 +214,7 @@ const SECTIONS: Section[] = [
     // A central with two processes on one database and 100 followers: PostgreSQL's case.
     postgresOnly: true,
     async run(ctx) {
-      const input = { server: ctx.server, serverArgs: ctx.serverArgs, serverEnv: ctx.serverEnv, adminToken: ctx.adminToken, groupId: ctx.seeded.groupId, eventId: ctx.seeded.eventId, guests: ctx.seeded.guests, unscannedFrom: ctx.scanned };
+      const input = { server: ctx.server, serverArgs: ctx.serverArgs, serverEnv: ctx.serverEnv, adminToken: ctx.adminToken, groupId: ctx.seeded.groupId, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned };
       const scale = await benchCentralScale(input, ctx.log);
       ctx.scanned += scale.scanned;
       return scale.metrics;

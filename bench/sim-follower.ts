@@ -107,7 +107,7 @@ export class SimFollower {
     return { authorization: `Token ${this.key}`, accept: 'application/json, */*', ...extra };
   }
 
-  /** A scan at this laptop's own door: a check-in and its guest stamped, both to be pushed. Answers the check-in's uid. */
+  /** A scan at this laptop's own door: a check-in and its guest stamped, both to be pushed. */
   scan(barcode: string, uid: string): void {
     const guest = this.snapshot.guestsByBarcode.get(barcode);
     if (!guest) throw new Error(`no guest ${barcode} in the snapshot`);
