@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { ROOT, round, spawnServer, type ChildServer, type Log, type Metric } from './common';
 import { benchBadges, benchBadgesBeside } from './badges';
 import { benchCentral } from './central';
+import { benchCentralScale } from './central-scale';
 import { benchCheckin, CHECKIN_TARGETS } from './checkin';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { eventFilesSection } from './event-files';
@@ -66,6 +67,8 @@ export interface Section {
   run(ctx: BenchContext): Promise<Metric[]>;
   /** The section reports its own peak RSS (with a target); otherwise its peak is reported for it. */
   reportsRss?: boolean;
+  /** Runs only on PostgreSQL (`--db postgres://...`); skipped, and said so, on SQLite. */
+  postgresOnly?: boolean;
 }
 
 const SECTIONS: Section[] = [
@@ -207,6 +210,17 @@ const SECTIONS: Section[] = [
     },
   },
   {
+    name: 'central-scale',
+    // A central with two processes on one database and 100 followers: PostgreSQL's case.
+    postgresOnly: true,
+    async run(ctx) {
+      const input = { server: ctx.server, serverArgs: ctx.serverArgs, serverEnv: ctx.serverEnv, adminToken: ctx.adminToken, groupId: ctx.seeded.groupId, eventId: ctx.seeded.eventId, unscannedFrom: ctx.scanned };
+      const scale = await benchCentralScale(input, ctx.log);
+      ctx.scanned += scale.scanned;
+      return scale.metrics;
+    },
+  },
+  {
     name: 'import-floor',
     // In this process, on a database of its own: what SQLite alone takes for the imports'
     // rows. The server is idle meanwhile, so no peak of its own.
@@ -296,6 +310,10 @@ async function main(): Promise<void> {
     const metrics: Metric[] = [];
     for (const section of SECTIONS) {
       if (only && !only.has(section.name)) continue;
+      if (section.postgresOnly && !postgres) {
+        log(`${section.name}: skipped (PostgreSQL only: --db postgres://...)`);
+        continue;
+      }
       log(`${section.name}:`);
       server.resetPeakRss();
       metrics.push(...(await section.run(ctx)));
@@ -322,7 +340,9 @@ async function main(): Promise<void> {
     };
     // bench/results.json is the record of a whole run; a partial or smaller run goes beside it.
     const complete = !only && guests === 100_000 && !values.db;
-    const file = path.join(ROOT, 'bench', postgres ? 'results-postgres-sections.json' : complete ? 'results.json' : 'results.partial.json');
+    // The central at scale alone has a record of its own, beside PostgreSQL's other sections.
+    const scaleAlone = only?.size === 1 && only.has('central-scale');
+    const file = path.join(ROOT, 'bench', scaleAlone ? 'results-central-scale.json' : postgres ? 'results-postgres-sections.json' : complete ? 'results.json' : 'results.partial.json');
     fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     log(`\nWritten to ${path.relative(ROOT, file)}`);
   } finally {
