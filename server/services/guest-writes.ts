@@ -1,14 +1,11 @@
 import type { Logger } from 'pino';
 import type { Db, Trx } from '../../db/knex';
-import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import type { QuestionForAnswers } from '../../core/answers';
-import { eventInScope, findEvent, visibleEvents } from '../../db/repositories/events';
+import { eventInScope } from '../../db/repositories/events';
 import { findGuest, type GuestInsert, type GuestUpdateFields } from '../../db/repositories/guests';
-import { insertCheckedGuests, nextGuestIds } from '../../db/repositories/guest-inserts';
+import { insertCheckedGuests } from '../../db/repositories/guest-inserts';
 import { updateGuest } from '../../db/repositories/guest-updates';
-import { codeHolders } from '../../db/repositories/guest-codes';
+import { readGuestChecks, type GuestCheckReads } from '../../db/repositories/guest-check-reads';
 import type { GroupScope } from '../../db/repositories/groups';
-import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import { MSG } from '../../core/messages';
 import { NotFoundError, ValidationError } from '../../core/errors';
@@ -40,42 +37,49 @@ export interface GuestUpdateRequest {
   customQuestions?: unknown[];
 }
 
-async function storedFor(trx: Trx, eventId: number, writes: GuestWrite[]): Promise<Stored> {
-  const questionIds = writes.flatMap((w) => (w.customQuestions ? answerQuestionIds(w.customQuestions) : []));
-  const typeIds = [...new Set(writes.flatMap((w) => (w.registrationTypeId === undefined ? [] : [w.registrationTypeId])))];
-  const [types, questions, holders] = await sentAtOnce([
-    registrationTypeIdsOfEvent(trx, eventId, typeIds),
-    questionIds.length > 0 ? questionsForAnswers(trx, eventId, questionIds) : new Map<number, QuestionForAnswers>(),
-    codeHolders(trx, eventId, writes.map((w) => w.codes)),
-  ]);
-  return { types, questions, holders: holders.map<number | undefined>((h) => h.id) };
+/** What a batch of writes to these events is checked on, and `newGuests` ids drawn: one statement (db/repositories/guest-check-reads.ts). */
+function readsFor(trx: Trx, eventIds: number[], writes: GuestWrite[], newGuests: number): Promise<GuestCheckReads> {
+  const codes = (column: 'barcode' | 'nfc_tag') => writes.flatMap((w) => (w.codes[column] ? [w.codes[column]!] : []));
+  return readGuestChecks(
+    trx,
+    {
+      eventIds,
+      typeIds: [...new Set(writes.flatMap((w) => (w.registrationTypeId === undefined ? [] : [w.registrationTypeId])))],
+      questionIds: writes.flatMap((w) => (w.customQuestions ? answerQuestionIds(w.customQuestions) : [])),
+      barcodes: codes('barcode'),
+      nfcTags: codes('nfc_tag'),
+    },
+    newGuests,
+  );
+}
+
+/** One event's part of the reads, as checkGuest takes it. */
+function storedOf(reads: GuestCheckReads, eventId: number): Stored {
+  return reads.checks.get(eventId)!;
 }
 
 const createWrite = (r: GuestCreateRequest): GuestWrite => ({ registrationTypeId: r.guest.registration_type_id, customQuestions: r.customQuestions, codes: r.guest });
 
 /**
  * Adds the guests of a batch (a lone request is a batch of one) in one transaction, with a
- * constant number of statements per event: the events (scope), their registration types, the
- * questions answered, the holders of the codes sent and the ids the new guests will take, all
- * read together; then the guests and their search entries, together, and their answers. Each
- * request is answered as the spec says: 404 for an event out of scope, one 400 for its
- * registration type and answers together, and a 400 naming the guest that holds a code it
- * repeats (another guest, or one an earlier request of the batch just added). A refused insert
- * (a drawn code met another, about 2^-60 a pair) fails the batch.
+ * constant number of statements: the events (scope), their registration types, the questions
+ * answered, the holders of the codes sent and the ids the new guests will take, read in one
+ * statement; then, per event, the guests and their search entries, together, and their
+ * answers. Each request is answered as the spec says: 404 for an event out of scope, one 400
+ * for its registration type and answers together, and a 400 naming the guest that holds a code
+ * it repeats (another guest, or one an earlier request of the batch just added). A refused
+ * insert (a drawn code met another, about 2^-60 a pair) fails the batch.
  */
 async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<(number | Error)[]> {
   const answers: (number | Error)[] = [];
   const eventIds = [...new Set(requests.map((r) => r.eventId))];
-  const [visible, ids, ...stored] = await sentAtOnce([
-    visibleEvents(trx, eventIds),
-    // The new guests' ids, known before they are written: their search entries go with them.
-    nextGuestIds(trx, requests.length),
-    ...eventIds.map((eventId) => storedFor(trx, eventId, requests.filter((r) => r.eventId === eventId).map(createWrite))),
-  ]);
+  const reads = await readsFor(trx, eventIds, requests.map(createWrite), requests.length);
+  const { ids } = reads;
   let idsUsed = 0;
-  const events = new Map(visible.map((e) => [e.id, e]));
-  for (const [e, eventId] of eventIds.entries()) {
+  const events = new Map(reads.visible.map((e) => [e.id, e]));
+  for (const eventId of eventIds) {
     const event = events.get(eventId);
+    const stored = storedOf(reads, eventId);
     const accepted: { index: number; guest: GuestInsert }[] = [];
     for (const [index, request] of requests.entries()) {
       if (request.eventId !== eventId) continue;
@@ -84,13 +88,13 @@ async function decideCreates(trx: Trx, requests: GuestCreateRequest[]): Promise<
         continue;
       }
       const write = createWrite(request);
-      const checked = checkGuest(stored[e], write, 'create');
+      const checked = checkGuest(stored, write, 'create');
       if (checked instanceof ValidationError) {
         answers[index] = checked;
         continue;
       }
       // Held by the id it will take: a later request of the batch repeating a code is told whose.
-      stored[e].holders.claim(write.codes, ids[idsUsed + accepted.length]);
+      stored.holders.claim(write.codes, ids[idsUsed + accepted.length]);
       accepted.push({ index, guest: { ...request.guest, answers: checked.answers } });
     }
     const added = await insertCheckedGuests(trx, eventId, accepted.map((a) => a.guest), ids.slice(idsUsed));
@@ -117,10 +121,11 @@ export async function updateGuestChecked(db: Db, request: GuestUpdateRequest): P
   const { eventId, guestId, scope, fields, customQuestions } = request;
   const write: GuestWrite = { registrationTypeId: fields.registration_type_id, customQuestions, codes: fields };
   return writeTransaction(db, async (trx) => {
-    const [event, guest, stored] = await sentAtOnce([findEvent(trx, scope, eventId), findGuest(trx, eventId, guestId), storedFor(trx, eventId, [write])]);
-    if (!event) throw new NotFoundError(MSG.eventNotFound);
+    const [reads, guest] = await sentAtOnce([readsFor(trx, [eventId], [write], 0), findGuest(trx, eventId, guestId)]);
+    const event = reads.visible[0];
+    if (!event || !eventInScope(event, scope)) throw new NotFoundError(MSG.eventNotFound);
     if (!guest) throw new NotFoundError(MSG.guestNotFound, 'details');
-    const checked = checkGuest(stored, write, 'update', guest.id);
+    const checked = checkGuest(storedOf(reads, eventId), write, 'update', guest.id);
     if (checked instanceof ValidationError) throw checked;
     await updateGuest(trx, guest, { ...fields, answers: checked.answers });
     return guest.id;
