@@ -155,7 +155,7 @@ function whereFiltered(db: Conn, query: Knex.QueryBuilder, eventId: number, filt
   }
 }
 
-/** The guest `g`'s API form, built by the database, its answers included (guestAnswersJson). */
+/** The guest `g`'s API form, built by the database, its answers included (guestAnswersSql). */
 function guestJsonSql(db: Conn): string {
   const columns = ['first_name', 'last_name', 'email', ...GUEST_TEXT_FIELDS, 'barcode', 'nfc_tag'];
   return jsonObjectText(db, [
@@ -170,14 +170,11 @@ function guestJsonSql(db: Conn): string {
     ['checked_in_at', apiDatetime(db, 'g.checked_in_at')],
     ['attention', jsonBoolColumn(db, 'g.attention')],
     ['notes', 'g.notes'],
-    ['custom_questions', guestAnswersJson(db)],
+    ['custom_questions', jsonFromText(db, guestAnswersSql(db))],
     ['created', apiDatetime(db, 'g.created')],
     ['modified', apiDatetime(db, 'g.modified')],
   ]);
 }
-
-/** Whether the guest `g` answered anything: one probe of guest_answers' guest_id index. */
-const ANSWERED = 'exists (select 1 from guest_answers a where a.guest_id = g.id)';
 
 /**
  * The guest `g`'s answers as the API gives them (GuestAnswer[]), as JSON text: its questions
@@ -185,7 +182,7 @@ const ANSWERED = 'exists (select 1 from guest_answers a where a.guest_id = g.id)
  * answers are found on their guest_id index and grouped by question; most guests answer
  * nothing, and cost one probe of that index.
  */
-function answersText(db: Conn): string {
+export function guestAnswersSql(db: Conn): string {
   const answer = jsonObjectText(db, [
     ['answer', "case when a.choice_id is null then coalesce(a.text_answer, '') else coalesce(c.answer, '') end"],
     ['id', 'cast(a.choice_id as text)'],
@@ -200,20 +197,8 @@ function answersText(db: Conn): string {
     `select q.id as question_id, q.question, cast(q.objstatus as text) as objstatus, ${jsonArrayText(answer, 'c.position, c.id, a.id')} as answers ` +
     'from guest_answers a join custom_questions q on q.id = a.question_id left join question_choices c on c.id = a.choice_id ' +
     'where a.guest_id = g.id group by q.id, q.question, q.objstatus';
-  return `(select ${jsonArrayText(question, 'x.question_id')} from (${byQuestion}) as x)`;
-}
-
-/** The guest `g`'s answers (answersText) as JSON text. */
-export function guestAnswersSql(db: Conn): string {
-  return `case when ${ANSWERED} then ${answersText(db)} else '[]' end`;
-}
-
-/**
- * The same as a JSON value for the guest's object. The empty list is a constant, which SQLite
- * parses once a statement: parsing each unanswering guest's '[]' was a fifth of a page's time.
- */
-function guestAnswersJson(db: Conn): string {
-  return `case when ${ANSWERED} then ${jsonFromText(db, answersText(db))} else ${jsonFromText(db, "'[]'")} end`;
+  const answers = `(select ${jsonArrayText(question, 'x.question_id')} from (${byQuestion}) as x)`;
+  return `case when exists (select 1 from guest_answers a where a.guest_id = g.id) then ${answers} else '[]' end`;
 }
 
 /**
