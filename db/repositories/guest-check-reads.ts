@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Trx } from '../knex';
 import { dialectOf } from '../dialect';
 import { jsonRowsText } from '../dialect/json';
@@ -10,9 +11,11 @@ import type { EventRow } from './events';
  * What a guest's create and update are checked on (server/services/guest-checks.ts), read in
  * one statement inside the write's transaction: the events (scope is decided on them), the
  * registration types and questions named, the guests holding the codes sent, and on SQLite the
- * ids the new guests will take. Each read is a column of JSON text, each list of values one
- * JSON parameter, so the SQL is the same whatever a batch holds: built once per dialect and
- * sent with knex.raw.
+ * ids the new guests will take. Each read is a column of JSON text. The SQL is built once per
+ * shape (how many events and types, whether questions and codes are asked, whether ids are
+ * drawn) and sent with knex.raw: the events and types as placeholders, the questions and codes,
+ * of any number, each one JSON parameter. A read not asked for is left out of the statement:
+ * SQLite prepares the statement's text on every send, and an empty read still cost its share.
  */
 
 /** What a batch of writes names, across its events. */
@@ -41,50 +44,64 @@ export interface GuestCheckReads {
   ids: number[];
 }
 
-type Param = keyof GuestCheckWanted;
-
-/** The statement's SQL, and which list each of its placeholders takes, in order. */
-interface Built {
-  sql: string;
-  params: Param[];
+/** Which reads a statement holds, and how many placeholders its events and types take. */
+interface Shape {
+  events: number;
+  types: number;
+  questions: boolean;
+  barcodes: boolean;
+  nfcTags: boolean;
+  lastId: string | undefined;
 }
 
-const built = new Map<string, Built>();
+const builtSql = new Map<string, string>();
 
-function buildSql(trx: Trx, lastIdColumn: string | undefined): Built {
+function buildSql(trx: Trx, shape: Shape): string {
   const sqlite = dialectOf(trx).name === 'sqlite';
-  const params: Param[] = [];
-  const ids = (param: Param) => {
-    params.push(param);
-    return sqlite ? 'select value from json_each(?)' : 'select json_array_elements_text(?::json)::bigint';
-  };
+  const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+  const events = list(shape.events);
+  const jsonIds = sqlite ? 'select value from json_each(?)' : 'select json_array_elements_text(?::json)::bigint';
   // The codes are read first (CROSS JOIN keeps the order on SQLite): one lookup of the
   // (event_id, code) index each.
-  const holding = (param: Param, column: string) => {
-    params.push(param);
-    const values = sqlite ? 'json_each(?) as w' : 'json_array_elements_text(?::json) as w(value)';
-    return `select ${jsonRowsText(trx, ['g.event_id', 'g.id', 'w.value'])} from ${values} cross join guests g where g.${column} = w.value and g.event_id in (${ids('eventIds')})`;
-  };
-  const questionsOf = () => `q.event_id in (${ids('eventIds')}) and q.id in (${ids('questionIds')}) and q.objstatus <> 3`;
+  const holding = (column: string) =>
+    `(select ${jsonRowsText(trx, ['g.event_id', 'g.id', 'w.value'])} from ${sqlite ? 'json_each(?) as w' : 'json_array_elements_text(?::json) as w(value)'} ` +
+    `cross join guests g where g.${column} = w.value and g.event_id in (${events}))`;
+  const questionsOf = `q.event_id in (${events}) and q.id in (${jsonIds}) and q.objstatus <> 3`;
   const columns = [
-    `(select ${jsonRowsText(trx, ['e.id', 'e.group_id'])} from events e where e.id in (${ids('eventIds')}) and e.importing_since is null) as events`,
-    `(select ${jsonRowsText(trx, ['t.event_id', 't.id'])} from registration_types t where t.event_id in (${ids('eventIds')}) and t.id in (${ids('typeIds')})) as types`,
-    `(select ${jsonRowsText(trx, ['q.event_id', 'q.id', 'q.type', 'q.objstatus'])} from custom_questions q where ${questionsOf()}) as questions`,
-    `(select ${jsonRowsText(trx, ['c.question_id', 'c.id'])} from question_choices c join custom_questions q on q.id = c.question_id where ${questionsOf()}) as choices`,
-    `(${holding('barcodes', 'barcode')}) as barcodes`,
-    `(${holding('nfcTags', 'nfc_tag')}) as nfc_tags`,
-    ...(lastIdColumn ? [`${lastIdColumn} as last_id`] : []),
+    `(select ${jsonRowsText(trx, ['e.id', 'e.group_id'])} from events e where e.id in (${events}) and e.importing_since is null) as events`,
+    ...(shape.types > 0 ? [`(select ${jsonRowsText(trx, ['t.event_id', 't.id'])} from registration_types t where t.event_id in (${events}) and t.id in (${list(shape.types)})) as types`] : []),
+    ...(shape.questions
+      ? [
+          `(select ${jsonRowsText(trx, ['q.event_id', 'q.id', 'q.type', 'q.objstatus'])} from custom_questions q where ${questionsOf}) as questions`,
+          `(select ${jsonRowsText(trx, ['c.question_id', 'c.id'])} from question_choices c join custom_questions q on q.id = c.question_id where ${questionsOf}) as choices`,
+        ]
+      : []),
+    ...(shape.barcodes ? [`${holding('barcode')} as barcodes`] : []),
+    ...(shape.nfcTags ? [`${holding('nfc_tag')} as nfc_tags`] : []),
+    ...(shape.lastId ? [`${shape.lastId} as last_id`] : []),
   ];
-  return { sql: `select ${columns.join(', ')}`, params };
+  return `select ${columns.join(', ')}`;
+}
+
+/** The statement's bindings, in the order buildSql places them. */
+function bindingsOf(shape: Shape, wanted: GuestCheckWanted, questionIds: number[]): unknown[] {
+  const { eventIds } = wanted;
+  return [
+    ...eventIds,
+    ...(shape.types > 0 ? [...eventIds, ...wanted.typeIds] : []),
+    ...(shape.questions ? [...eventIds, JSON.stringify(questionIds), ...eventIds, JSON.stringify(questionIds)] : []),
+    ...(shape.barcodes ? [JSON.stringify(wanted.barcodes), ...eventIds] : []),
+    ...(shape.nfcTags ? [JSON.stringify(wanted.nfcTags), ...eventIds] : []),
+  ];
 }
 
 interface ReadRow {
   events: string;
-  types: string;
-  questions: string;
-  choices: string;
-  barcodes: string;
-  nfc_tags: string;
+  types?: string;
+  questions?: string;
+  choices?: string;
+  barcodes?: string;
+  nfc_tags?: string;
   last_id?: unknown;
 }
 
@@ -92,35 +109,37 @@ interface ReadRow {
 export async function readGuestChecks(trx: Trx, wanted: GuestCheckWanted, newGuests: number): Promise<GuestCheckReads> {
   const dialect = dialectOf(trx);
   const inline = newGuests > 0 ? dialect.nextIdsInline : undefined;
-  const key = `${dialect.name}${inline ? ' last id' : ''}`;
-  let statement = built.get(key);
-  if (!statement) {
-    statement = buildSql(trx, inline?.column('guests'));
-    built.set(key, statement);
-  }
-  const lists: Record<Param, string> = {
-    eventIds: JSON.stringify(wanted.eventIds),
-    typeIds: JSON.stringify(wanted.typeIds),
-    // Ids no integer column holds are no question of any event.
-    questionIds: JSON.stringify(wanted.questionIds.filter((id) => Number.isSafeInteger(id))),
-    barcodes: JSON.stringify(wanted.barcodes),
-    nfcTags: JSON.stringify(wanted.nfcTags),
+  // Ids no integer column holds are no question of any event.
+  const questionIds = wanted.questionIds.filter((id) => Number.isSafeInteger(id));
+  const shape: Shape = {
+    events: wanted.eventIds.length,
+    types: wanted.typeIds.length,
+    questions: questionIds.length > 0,
+    barcodes: wanted.barcodes.length > 0,
+    nfcTags: wanted.nfcTags.length > 0,
+    lastId: inline?.column('guests'),
   };
+  const key = `${dialect.name} ${shape.events} ${shape.types} ${shape.questions} ${shape.barcodes} ${shape.nfcTags} ${inline !== undefined}`;
+  let sql = builtSql.get(key);
+  if (sql === undefined) {
+    sql = buildSql(trx, shape);
+    builtSql.set(key, sql);
+  }
   const [result, drawn] = await sentAtOnce([
-    trx.raw(statement.sql, statement.params.map((p) => lists[p])),
+    trx.raw(sql, bindingsOf(shape, wanted, questionIds) as Knex.RawBinding[]),
     newGuests > 0 && !inline ? dialect.nextIds(trx, 'guests', newGuests) : undefined,
   ]);
   const [row] = (dialect.name === 'postgres' ? (result as { rows: ReadRow[] }).rows : result) as ReadRow[];
   const checks = new Map<number, EventChecks>(wanted.eventIds.map((id) => [id, { types: new Set(), questions: new Map(), holders: new CodeHolders() }]));
-  for (const [eventId, id] of JSON.parse(row.types) as [number, number][]) checks.get(eventId)?.types.add(Number(id));
+  for (const [eventId, id] of JSON.parse(row.types ?? '[]') as [number, number][]) checks.get(eventId)?.types.add(Number(id));
   const questionEvents = new Map<number, number>();
-  for (const [eventId, id, type, objstatus] of JSON.parse(row.questions) as [number, number, string, number][]) {
+  for (const [eventId, id, type, objstatus] of JSON.parse(row.questions ?? '[]') as [number, number, string, number][]) {
     questionEvents.set(id, eventId);
     checks.get(eventId)?.questions.set(id, { id, type, objstatus, choiceIds: new Set() });
   }
-  for (const [questionId, id] of JSON.parse(row.choices) as [number, number][]) checks.get(questionEvents.get(questionId)!)?.questions.get(questionId)?.choiceIds.add(id);
+  for (const [questionId, id] of JSON.parse(row.choices ?? '[]') as [number, number][]) checks.get(questionEvents.get(questionId)!)?.questions.get(questionId)?.choiceIds.add(id);
   for (const [column, rows] of [['barcode', row.barcodes], ['nfc_tag', row.nfc_tags]] as const) {
-    for (const [eventId, id, code] of JSON.parse(rows) as [number, number, string][]) checks.get(eventId)?.holders.hold(column, code, Number(id));
+    for (const [eventId, id, code] of JSON.parse(rows ?? '[]') as [number, number, string][]) checks.get(eventId)?.holders.hold(column, code, Number(id));
   }
   const visible = (JSON.parse(row.events) as [number, number][]).map(([id, group_id]) => ({ id, group_id }));
   const ids = drawn ?? (inline ? inline.ids(row.last_id, newGuests) : []);
