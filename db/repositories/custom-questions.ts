@@ -1,7 +1,6 @@
 import type { Conn } from '../knex';
 import { newRecord } from '../records';
 import { nowIso, toApiDatetime } from '../../core/time';
-import type { QuestionForAnswers } from '../../core/answers';
 import { writeTransaction } from '../write-transaction';
 
 export interface CustomQuestionRow {
@@ -103,17 +102,4 @@ export async function insertCustomQuestion(db: Conn, eventId: number, fields: Cu
 export async function updateCustomQuestion(db: Conn, eventId: number, id: number, changes: CustomQuestionChanges) {
   const updated = await db('custom_questions').where({ event_id: eventId, id }).update({ ...changes, modified: nowIso() });
   return updated === 0 ? undefined : findCustomQuestion(db, eventId, id);
-}
-
-/** The event's questions among `ids` (deleted ones count as absent), with their choice ids. */
-export async function questionsForAnswers(db: Conn, eventId: number, ids: number[]): Promise<Map<number, QuestionForAnswers>> {
-  const out = new Map<number, QuestionForAnswers>();
-  const unique = [...new Set(ids)].filter((id) => Number.isSafeInteger(id));
-  if (unique.length === 0) return out;
-  const rows: CustomQuestionRow[] = await db('custom_questions').where({ event_id: eventId }).whereIn('id', unique).whereNot('objstatus', 3);
-  const choices = await choicesOf(db, rows.map((r) => r.id));
-  for (const row of rows) {
-    out.set(row.id, { id: row.id, type: row.type, objstatus: row.objstatus, choiceIds: new Set((choices.get(row.id) ?? []).map((c) => c.id)) });
-  }
-  return out;
 }

@@ -41,12 +41,7 @@ export function eventInScope(event: Pick<EventRow, 'group_id'>, scope: GroupScop
   return scope === null || scope.includes(event.group_id);
 }
 
-/** The events of these ids that anyone in scope could see (not being imported); scope with eventInScope. */
-export async function visibleEvents(db: Conn, ids: number[]): Promise<EventRow[]> {
-  return visibleEventsQuery(db, ids);
-}
-
-/** The same as a query not yet sent (a statement a hot path builds once and keeps). */
+/** The events of these ids that anyone in scope could see (not being imported), as a query not yet sent; scope with eventInScope. */
 export function visibleEventsQuery(db: Conn, ids: number[]) {
   return scoped(db, null).whereIn('id', ids);
 }

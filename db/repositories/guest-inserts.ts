@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Conn, Trx } from '../knex';
-import { insertRows } from '../bulk';
+import { insertRows, insertTuples } from '../bulk';
 import { filePreparedSearchTerms, prepareSearchTerms, type PreparedSearchTerms } from '../search-index';
 import { batchSearchTerms, searchTerms, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
@@ -162,8 +162,9 @@ export async function insertCheckedGuests(trx: Trx, eventId: number, guests: Gue
   if (guests.length === 0) return [];
   const { records, search, now } = GuestBatch.of(eventId, guests).prepared(trx);
   const own = ids.slice(0, guests.length);
+  const columns = Object.keys(records[0]);
   await sentAtOnce([
-    insertRows(trx, 'guests', records.map((record, k) => ({ id: own[k], ...record })), false),
+    insertTuples(trx, 'guests', ['id', ...columns], records.map((record, k) => [own[k], ...columns.map((c) => record[c])])),
     filePreparedSearchTerms(trx, search, own),
   ]);
   await insertAnswersOfGuests(trx, guests, own, now);

@@ -62,13 +62,6 @@ export async function findRegistrationType(db: Conn, eventId: number, id: number
   return db<RegistrationTypeRow>('registration_types').where({ event_id: eventId, id }).first();
 }
 
-/** Ids of the given registration types that belong to the event. */
-export async function registrationTypeIdsOfEvent(db: Conn, eventId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db('registration_types').where({ event_id: eventId }).whereIn('id', ids).pluck('id');
-  return new Set(rows.map(Number));
-}
-
 export async function listRegistrationTypes(db: Conn, eventId: number, page: { limit: number; offset: number; modifiedSince?: string }) {
   const base = db<RegistrationTypeRow>('registration_types').where({ event_id: eventId });
   if (page.modifiedSince) base.where('modified', '>=', page.modifiedSince);

@@ -1,14 +1,11 @@
 import type { Logger } from 'pino';
 import type { Db, Trx } from '../../db/knex';
-import { questionsForAnswers } from '../../db/repositories/custom-questions';
-import type { QuestionForAnswers } from '../../core/answers';
-import { findEvent, visibleEvents } from '../../db/repositories/events';
+import { eventInScope } from '../../db/repositories/events';
 import { findGuest, type GuestUpdateFields } from '../../db/repositories/guests';
-import { insertCheckedGuests, nextGuestIds } from '../../db/repositories/guest-inserts';
+import { insertCheckedGuests } from '../../db/repositories/guest-inserts';
 import { updateGuest } from '../../db/repositories/guest-updates';
-import { codeHolders } from '../../db/repositories/guest-codes';
+import { readGuestChecks, type GuestCheckReads } from '../../db/repositories/guest-check-reads';
 import type { GroupScope } from '../../db/repositories/groups';
-import { registrationTypeIdsOfEvent } from '../../db/repositories/registration-types';
 import { sentAtOnce, writeTransaction } from '../../db/write-transaction';
 import { MSG } from '../../core/messages';
 import { NotFoundError, ValidationError } from '../../core/errors';
@@ -31,34 +28,40 @@ export interface GuestUpdateRequest {
   customQuestions?: unknown[];
 }
 
-async function storedFor(trx: Trx, eventId: number, writes: GuestWrite[]): Promise<Stored> {
-  const questionIds = writes.flatMap((w) => (w.customQuestions ? answerQuestionIds(w.customQuestions) : []));
-  const typeIds = [...new Set(writes.flatMap((w) => (w.registrationTypeId === undefined ? [] : [w.registrationTypeId])))];
-  const [types, questions, holders] = await sentAtOnce([
-    registrationTypeIdsOfEvent(trx, eventId, typeIds),
-    questionIds.length > 0 ? questionsForAnswers(trx, eventId, questionIds) : new Map<number, QuestionForAnswers>(),
-    codeHolders(trx, eventId, writes.map((w) => w.codes)),
-  ]);
-  return { types, questions, holders: holders.map<number | undefined>((h) => h.id) };
+/** What a batch of writes to these events is checked on, and `newGuests` ids drawn: one statement (db/repositories/guest-check-reads.ts). */
+function readsFor(trx: Trx, eventIds: number[], writes: GuestWrite[], newGuests: number): Promise<GuestCheckReads> {
+  const codes = (column: 'barcode' | 'nfc_tag') => writes.flatMap((w) => (w.codes[column] ? [w.codes[column]!] : []));
+  return readGuestChecks(
+    trx,
+    {
+      eventIds,
+      typeIds: [...new Set(writes.flatMap((w) => (w.registrationTypeId === undefined ? [] : [w.registrationTypeId])))],
+      questionIds: writes.flatMap((w) => (w.customQuestions ? answerQuestionIds(w.customQuestions) : [])),
+      barcodes: codes('barcode'),
+      nfcTags: codes('nfc_tag'),
+    },
+    newGuests,
+  );
+}
+
+/** One event's part of the reads, as checkGuest takes it. */
+function storedOf(reads: GuestCheckReads, eventId: number): Stored {
+  return reads.checks.get(eventId)!;
 }
 
 /**
  * Adds the guests of a batch (a lone request is a batch of one) in one transaction, with a
- * constant number of statements per event: the events (scope), their registration types, the
- * questions answered, the holders of the codes sent and the ids the new guests will take, all
- * read together; then, as decideCreates (guest-checks.ts) decided, the guests and their search
+ * constant number of statements: the events (scope), their registration types, the questions
+ * answered, the holders of the codes sent and the ids the new guests will take, read in one
+ * statement; then, as decideCreates (guest-checks.ts) decided, the guests and their search
  * entries, together, and their answers, event by event. A refused insert (a drawn code met
  * another, about 2^-60 a pair) fails the batch.
  */
 async function createBatch(trx: Trx, requests: GuestCreateRequest[]): Promise<(number | Error)[]> {
   const eventIds = [...new Set(requests.map((r) => r.eventId))];
-  const [events, ids, ...stored] = await sentAtOnce([
-    visibleEvents(trx, eventIds),
-    // The new guests' ids, known before they are written: their search entries go with them.
-    nextGuestIds(trx, requests.length),
-    ...eventIds.map((eventId) => storedFor(trx, eventId, requests.filter((r) => r.eventId === eventId).map(createWrite))),
-  ]);
-  const decisions = decideCreates(requests, { events, ids, stored: new Map(eventIds.map((id, e) => [id, stored[e]])) });
+  // The new guests' ids come with the reads: their search entries go in with them.
+  const reads = await readsFor(trx, eventIds, requests.map(createWrite), requests.length);
+  const decisions = decideCreates(requests, { events: reads.visible, ids: reads.ids, stored: reads.checks });
   for (const eventId of eventIds) {
     const accepted = decisions.flatMap((d, index) => (d instanceof Error || requests[index].eventId !== eventId ? [] : [d]));
     await insertCheckedGuests(trx, eventId, accepted.map((d) => d.guest), accepted.map((d) => d.id));
@@ -83,10 +86,11 @@ export async function updateGuestChecked(db: Db, request: GuestUpdateRequest): P
   const { eventId, guestId, scope, fields, customQuestions } = request;
   const write: GuestWrite = { registrationTypeId: fields.registration_type_id, customQuestions, codes: fields };
   return writeTransaction(db, async (trx) => {
-    const [event, guest, stored] = await sentAtOnce([findEvent(trx, scope, eventId), findGuest(trx, eventId, guestId), storedFor(trx, eventId, [write])]);
-    if (!event) throw new NotFoundError(MSG.eventNotFound);
+    const [reads, guest] = await sentAtOnce([readsFor(trx, [eventId], [write], 0), findGuest(trx, eventId, guestId)]);
+    const event = reads.visible[0];
+    if (!event || !eventInScope(event, scope)) throw new NotFoundError(MSG.eventNotFound);
     if (!guest) throw new NotFoundError(MSG.guestNotFound, 'details');
-    const checked = checkGuest(stored, write, 'update', guest.id);
+    const checked = checkGuest(storedOf(reads, eventId), write, 'update', guest.id);
     if (checked instanceof ValidationError) throw checked;
     await updateGuest(trx, guest, { ...fields, answers: checked.answers });
     return guest.id;
