@@ -219,7 +219,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
-  const venueCertificate = new VenueCertificate(db, lan, logger, undefined, syncTiming(config));
+  const venueCertificate = new VenueCertificate(db, lan, logger, config.venueProbeSeconds * 1000, syncTiming(config));
   let closing = false;
   // What a process that died mid-import or mid-merge left (a hidden event, half a merge) is
   // cleared once its stamps are surely stale, whether or not anyone imports again.

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
+import { outranks } from '../../core/venue';
 import pg from 'pg';
 import { eventually } from '../helpers/eventually';
 import { httpsJson, ip, ipQuietly, lanImpossible, type Answer } from '../helpers/netns';
@@ -33,8 +34,8 @@ const veth = (name: Name) => `dv${TAG}${name}`;
 // Each namespace has its own ports: every laptop serves on the same ones, kept across restarts.
 const HTTP_PORT = 8787;
 const HTTPS_PORT = 8788;
-
-
+// What the test trusts: the three laptops' own authorities (a follower's certificate is soon its upstream's authority's).
+const trusted: string[] = [];
 
 function makeLan(): void {
   ip('link', 'add', BRIDGE, 'type', 'bridge');
@@ -113,6 +114,7 @@ class Laptop {
     assert.ok(match, line);
     this.fingerprint = match[1];
     this.ca = await (await fetch(match[2])).text();
+    if (!trusted.includes(this.ca)) trusted.push(this.ca);
     this.token = (await this.must(200, 'POST', '/apps/api/auth', ADMIN)).token;
   }
 
@@ -136,7 +138,12 @@ class Laptop {
   }
 
   request(method: string, pathName: string, body?: unknown): Promise<Answer> {
-    return httpsJson(`${this.apiBase}${pathName}`, { method, token: this.token, ca: this.ca, body });
+    return httpsJson(`${this.apiBase}${pathName}`, { method, token: this.token, ca: trusted, body });
+  }
+
+  /** The SHA-256 of the authority of the certificate it serves now (AA:BB:...). */
+  async servedFingerprint(): Promise<string> {
+    return (await this.must(200, 'GET', '/lan')).fingerprint;
   }
 
   async must(status: number, method: string, pathName: string, body?: unknown): Promise<any> {
@@ -223,12 +230,18 @@ for (const onPostgres of [false, true]) {
       for (const follower of [B, C]) {
         ids[follower.name] = (await follower.must(201, 'POST', '/sync', { url: A.apiBase, key, event_id: eventId, fingerprint: A.fingerprint })).event_id;
       }
-      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it).
+      // One authority for the venue: each follower's LAN certificate is soon signed by A's.
+      for (const follower of [B, C]) {
+        await within(`${follower.name} serving a certificate of A's authority`, async () => ((await follower.servedFingerprint()) === A.fingerprint ? true : undefined));
+      }
+      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it), by that authority.
       for (const [follower, other] of [[B, C], [C, B]] as const) {
         await within(`${follower.name} knowing the venue of ${title}`, async () => {
           const status = await follower.must(200, 'GET', `/events/${ids[follower.name]}/sync`);
-          const urls = (status.venue as { url: string }[]).map((m) => m.url).sort();
-          return status.epoch === 1 && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
+          const venue = status.venue as { url: string; fingerprint: string }[];
+          const urls = venue.map((m) => m.url).sort();
+          const pinned = venue.every((m) => m.fingerprint === A.fingerprint);
+          return status.epoch === 1 && pinned && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
         });
       }
       const venue = await A.must(200, 'GET', `/events/${eventId}/sync/venue`);
@@ -277,7 +290,7 @@ for (const onPostgres of [false, true]) {
         return status.url === B.apiBase && status.epoch === 2 && status.state === 'ok' ? status : undefined;
       });
       const cStatus = await C.must(200, 'GET', `/events/${ids.C}/sync`);
-      assert.equal(cStatus.fingerprint, B.fingerprint, 'pinned to the fingerprint it learned');
+      assert.equal(cStatus.fingerprint, await B.servedFingerprint(), 'pinned to the fingerprint it learned');
       assert.equal(cStatus.venue_note, MSG.venueMoved('Laptop B', 2));
 
       await A.start();
@@ -305,8 +318,9 @@ for (const onPostgres of [false, true]) {
 
       const [takenB, takenC] = await Promise.all([B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), C.must(200, 'POST', `/events/${ids.C}/sync/takeover`)]);
       assert.deepEqual([takenB, takenC], [{ epoch: 2 }, { epoch: 2 }]);
-      // The same rule on every laptop: at the same epoch, the lower fingerprint stays the upstream.
-      const [winner, loser] = (parseFingerprint(B.fingerprint) as string) < (parseFingerprint(C.fingerprint) as string) ? [B, C] : [C, B];
+      // The same rule on every laptop: at the same epoch, the lower fingerprint, then (one authority, as here) the lower address stays the upstream.
+      const claim = async (l: Laptop) => ({ epoch: 2, fingerprint: parseFingerprint(await l.servedFingerprint()) as string, url: l.apiBase });
+      const [winner, loser] = outranks(await claim(B), await claim(C)) ? [B, C] : [C, B];
       await within(`${loser.name} following ${winner.name}`, async () => {
         const status = await loser.request('GET', `/events/${ids[loser.name]}/sync`);
         return status.status === 200 && status.body.url === winner.apiBase && status.body.epoch === 2 ? true : undefined;
