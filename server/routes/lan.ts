@@ -6,7 +6,7 @@ import { CertificateRequest, DoorPass, IssuedCertificate, LanState } from '../sc
 import { signCertificateRequest } from '../lan-certificates';
 import { mintDoorPass } from '../sync/door-pass';
 import { readVenue } from '../../db/repositories/venue';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError, UnauthorizedError } from '../http/errors';
 import { showFingerprint } from '../../core/fingerprint';
 import { toApiDatetime } from '../../core/time';
 import { MSG } from '../../core/messages';
@@ -71,6 +71,8 @@ export function lanRouter(deps: RouteDeps) {
     params: EventParams,
     responses: { 200: { description: 'The pass and the laptops', content: { 'application/json': { schema: DoorPass } } }, 404: MSG.venueNotFound },
     handler: async ({ params, caller }) => {
+      // A pass is minted for a signed-in door only: a pass renewing itself would never expire.
+      if (caller.kind === 'door-pass') throw new UnauthorizedError();
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.venueNotFound);
       const venue = await readVenue(deps.readDb, event.id);
       if (!venue?.credential) throw new NotFoundError(MSG.venueNotFound);
