@@ -123,6 +123,11 @@ export class LanLaptop<N extends string = string> {
     this.token = (await this.must(200, 'POST', '/apps/api/auth', LAN_ADMIN)).token;
   }
 
+  /** Whether its process runs (a test may have killed it, or a retried worker started it anew). */
+  get alive(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /** Killed as a laptop dies: nothing flushed, nothing said. */
   kill(): Promise<void> {
     return this.end('SIGKILL');
@@ -134,7 +139,7 @@ export class LanLaptop<N extends string = string> {
 
   private async end(signal: NodeJS.Signals): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    if (!child || !this.alive) return;
     await new Promise((resolve) => {
       child.once('exit', resolve);
       child.kill(signal);

@@ -57,6 +57,8 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
   const [followed, refresh] = useSyncStatus(api, eventId);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  // A laptop that leads the venue follows nobody: the panel is named for what it is.
+  const title = followed.kind === 'upstream' ? t('venueUpstreamTitle') : t('title');
 
   const unfollow = useCallback(async () => {
     if (eventId === undefined) return;
@@ -74,8 +76,8 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
   }, [api, eventId, refresh, t]);
 
   return (
-    <section className="sync-panel" aria-label={t('title')}>
-      <h2>{t('title')}</h2>
+    <section className="sync-panel" aria-label={title}>
+      <h2>{title}</h2>
       {followed.kind === 'unreachable' && <p className="error">{t('serverUnreachable')}</p>}
       {followed.kind === 'followed' && (
         <>
