@@ -29,7 +29,10 @@ export default defineConfig({
         // V8 keeps each script's source for lazy compilation: one non-ASCII character anywhere
         // (the bundled translations, a dash in a comment) stores the whole 2.9 MB chunk as two
         // bytes a character. Licence comments stay.
-        output: { charset: 'ascii', comments: { legal: true, annotation: false, jsdoc: false } },
+        // A dependency loaded on first use is required, never import()ed: a function V8 compiled
+        // from serve.js's code cache has no dynamic-import callback on Node 20, and its import()
+        // fails with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING (the LAN's HTTPS, on every start after the first).
+        output: { charset: 'ascii', comments: { legal: true, annotation: false, jsdoc: false }, dynamicImportInCjs: false },
       },
     },
   },

@@ -228,6 +228,13 @@ export const MSG = {
     `The upstream answered too slowly (under ${bytesPerSecond >= 1024 ? `${Math.round(bytesPerSecond / 1024)} KB/s` : `${bytesPerSecond} B/s`}); this laptop gave up and tries again.`,
   syncPushAnswerTooLarge: "The upstream's answer is larger than what this laptop pushed can produce; nothing of it was kept.",
   syncTooLong: (seconds: number) => `The upstream took longer than ${seconds} s for one exchange; this laptop gave up and tries again.`,
+  certificateRequestUnreadable: 'This is not a certificate request (PKCS#10, PEM).',
+  certificateRequestSignature: "The certificate request's signature does not verify.",
+  certificateRequestKey: 'The certificate request must be for an ECDSA P-256 key.',
+  certificateRequestNoNames: 'The certificate request names no address.',
+  certificateRequestNameKind: 'The certificate request may name IP addresses and host names only.',
+  certificateRequestTooManyNames: (max: number) => `The certificate request names more than ${max} addresses.`,
+  certificateRequestNotLan: (name: string) => `${name} is not an address of the venue's network (loopback, private or link-local, or a host name).`,
   // A venue that outlives its box-office laptop (issue 47)
   venueNotFollowed: 'This laptop does not follow this event.',
   venueNotFound: 'This event has no venue on this laptop.',

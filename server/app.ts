@@ -35,6 +35,7 @@ import { LocalWrites } from './services/local-writes';
 import { AUTHORITY_PATH, type LanShare } from './lan';
 import { lanRouter } from './routes/lan';
 import { BadgePrinting } from './badges/print';
+import { venueCors } from './http/venue-cors';
 
 /** Every resource router, mounted in this order under /api/v1. */
 // tracksRouter before sessionsRouter: /sessions/tracks must not be taken for a session id.
@@ -78,6 +79,8 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   app.use(requestLogging(logger, API_PREFIX));
 
   const api = express.Router();
+  // Before the method guard: a preflight from a venue laptop's page is answered here.
+  api.use(venueCors(readDb));
   // Before every router: a declared path asked with a method it lacks answers 405, never another route.
   api.use(routeTable(deps).guard());
   for (const makeRouter of ROUTERS) api.use(makeRouter(deps));
@@ -91,11 +94,11 @@ export function createApp({ db, readDb = db, config, logger, lan, rendererDir, b
   api.use(notFoundHandler);
   app.use(API_PREFIX, api);
 
-  // The laptop's authority, without a token: a phone installs it before it can trust the LAN.
+  // The authority of the laptop's LAN certificate, without a token: a phone installs it before it can trust the LAN.
   app.get(AUTHORITY_PATH, async (_req, res) => {
-    const authority = await lan.identity.authority();
+    const authority = await lan.identity.servedAuthority();
     res.set({ 'Content-Type': 'application/x-x509-ca-cert', 'Content-Disposition': 'attachment; filename="doorlist-ca.crt"', 'Cache-Control': 'no-cache' });
-    res.send(Buffer.from(authority.cert));
+    res.send(Buffer.from(authority));
   });
 
   if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {

@@ -2,7 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import type * as X509 from '@peculiar/x509';
+import { ValidationError } from '../core/errors';
+import { MSG } from '../core/messages';
 import { restrictMode } from './data-files';
 
 /**
@@ -10,6 +13,9 @@ import { restrictMode } from './data-files';
  * the LAN"). A phone or another laptop trusts the authority once (GET /ca.crt); every LAN
  * certificate after that, for whatever addresses the laptop has that day, is trusted with it.
  * All four files live beside the database, 0600; the authority's key never leaves them.
+ * A follower's certificate may instead come from its upstream's authority (a certificate
+ * request signed there, kept with that authority's certificate beside it), so one authority
+ * serves the whole venue.
  */
 
 const subtle = crypto.webcrypto.subtle as SubtleCrypto;
@@ -37,6 +43,8 @@ export const AUTHORITY_FILE = 'doorlist-ca.crt';
 export const AUTHORITY_KEY_FILE = 'doorlist-ca.key';
 export const CERTIFICATE_FILE = 'doorlist-https.crt';
 export const CERTIFICATE_KEY_FILE = 'doorlist-https.key';
+/** The authority that issued the certificate, when it is not this laptop's own (an upstream's). */
+export const ISSUER_FILE = 'doorlist-https-issuer.crt';
 
 export interface Authority {
   /** PEM, as GET /ca.crt serves it. */
@@ -53,6 +61,9 @@ export interface LanCertificate {
   key: string;
   /** The server certificate's own SHA-256 (it changes with every new address). */
   fingerprint: string;
+  /** The authority that issued it (PEM, and its SHA-256): this laptop's own, or its upstream's. */
+  authority: string;
+  authorityFingerprint: string;
   /** The names it was issued for: IP addresses and DNS names. */
   ips: string[];
   dns: string[];
@@ -141,17 +152,25 @@ function namesOf(x509: typeof X509, certificate: X509.X509Certificate): { ips: s
 
 /** Issues a server certificate for `ips` and `dns` signed by `authority`. */
 export async function issueCertificate(authority: Authority, names: { ips: string[]; dns: string[] }): Promise<{ cert: string; key: string }> {
-  const x509 = await library();
   const keys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
+  const made = await issueFor(authority, keys.publicKey, names);
+  return { cert: made.toString('pem'), key: await exportKey(keys.privateKey) };
+}
+
+/** A server certificate for `publicKey` and `names`, signed by `authority`, for a server certificate's lifetime. */
+async function issueFor(authority: Authority, publicKey: CryptoKey, names: { ips: string[]; dns: string[] }): Promise<X509.X509Certificate> {
+  const x509 = await library();
   const now = Date.now();
-  const made = await x509.X509CertificateGenerator.create({
+  // Never past the authority's own end: a chain is only as valid as its authority.
+  const notAfter = new Date(Math.min(now + CERTIFICATE_DAYS * DAY_MS, authority.certificate.notAfter.getTime()));
+  return x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
     subject: `CN=${names.ips[0] ?? names.dns[0] ?? 'localhost'}, O=Doorlist`,
     issuer: authority.certificate.subject,
     notBefore: new Date(now - DAY_MS),
-    notAfter: new Date(now + CERTIFICATE_DAYS * DAY_MS),
+    notAfter,
     signingAlgorithm: ALGORITHM,
-    publicKey: keys.publicKey,
+    publicKey,
     signingKey: authority.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
@@ -159,43 +178,150 @@ export async function issueCertificate(authority: Authority, names: { ips: strin
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension([...names.dns.map((value) => ({ type: 'dns' as const, value })), ...names.ips.map((value) => ({ type: 'ip' as const, value }))]),
       await x509.AuthorityKeyIdentifierExtension.create(authority.certificate),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
     ],
   });
-  return { cert: made.toString('pem'), key: await exportKey(keys.privateKey) };
 }
 
-function certificateOf(x509: typeof X509, cert: string, key: string, authority: Authority): LanCertificate {
+function certificateOf(x509: typeof X509, cert: string, key: string, issuer: string): LanCertificate {
   const certificate = new x509.X509Certificate(cert);
-  return { chain: `${cert.trim()}\n${authority.cert.trim()}\n`, key, fingerprint: fingerprintOf(certificate.rawData), ...namesOf(x509, certificate), validTo: certificate.notAfter };
+  const authority = new x509.X509Certificate(issuer);
+  return {
+    chain: `${cert.trim()}\n${issuer.trim()}\n`,
+    key,
+    fingerprint: fingerprintOf(certificate.rawData),
+    authority: issuer,
+    authorityFingerprint: fingerprintOf(authority.rawData),
+    ...namesOf(x509, certificate),
+    validTo: certificate.notAfter,
+  };
 }
 
-/** Whether `cert` (with `key`) was signed by `authority`, names at least `wanted`, and is not near its end. */
-async function stillFits(x509: typeof X509, cert: string, key: string, authority: Authority, wanted: { ips: string[]; dns: string[] }): Promise<boolean> {
+/** Whether `cert` (with `key`) was signed by `issuer` (PEM), names at least `wanted`, and is not near its end. */
+async function stillFits(x509: typeof X509, cert: string, key: string, issuer: string, wanted: { ips: string[]; dns: string[] }): Promise<boolean> {
   const certificate = new x509.X509Certificate(cert);
+  const authority = new x509.X509Certificate(issuer);
   if (certificate.notAfter.getTime() < Date.now() + RENEW_BEFORE_MS) return false;
   // The key is written before the certificate: a stop between the two leaves a pair that does not match.
   if (!new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key))) return false;
-  if (certificate.issuer !== authority.certificate.subject) return false;
-  if (!(await certificate.verify({ publicKey: authority.certificate, signatureOnly: true }))) return false;
+  if (certificate.issuer !== authority.subject) return false;
+  if (!(await certificate.verify({ publicKey: authority, signatureOnly: true }))) return false;
   const names = namesOf(x509, certificate);
   return wanted.ips.every((ip) => names.ips.includes(ip)) && wanted.dns.every((name) => names.dns.includes(name));
 }
 
 /**
- * The LAN certificate in `dir` for `names`: the one on disk while it still fits (same
- * authority, every name, not near its end), else a new one from the authority. A certificate
- * of an earlier version (self-signed) is replaced the same way.
+ * The LAN certificate in `dir` for `names`: the one on disk while it still fits (issued by
+ * this laptop's authority or by the upstream's kept beside it, every name, not near its end),
+ * else a new one from this laptop's authority. A certificate of an earlier version
+ * (self-signed) is replaced the same way.
  */
 export async function ensureCertificate(dir: string, authority: Authority, names: { ips: string[]; dns: string[] }): Promise<LanCertificate> {
   const x509 = await library();
   const certFile = path.join(dir, CERTIFICATE_FILE);
   const keyFile = path.join(dir, CERTIFICATE_KEY_FILE);
+  const issuerFile = path.join(dir, ISSUER_FILE);
   const cert = readPrivate(certFile);
   const key = readPrivate(keyFile);
-  if (cert && key && (await stillFits(x509, cert, key, authority, names).catch(() => false))) return certificateOf(x509, cert, key, authority);
+  const issuer = readPrivate(issuerFile) ?? authority.cert;
+  // An upstream signs a follower's LAN names only; its other addresses are not the venue's.
+  const wanted = issuer === authority.cert ? names : lanOnly(names);
+  if (cert && key && (await stillFits(x509, cert, key, issuer, wanted).catch(() => false))) return certificateOf(x509, cert, key, issuer);
   const made = await issueCertificate(authority, names);
   writePrivate(keyFile, made.key);
   writePrivate(certFile, made.cert);
-  return certificateOf(x509, made.cert, made.key, authority);
+  fs.rmSync(issuerFile, { force: true });
+  return certificateOf(x509, made.cert, made.key, authority.cert);
+}
+
+/**
+ * Keeps a certificate another authority issued for this laptop (its upstream's, from a signed
+ * request) as the LAN certificate, once it proves to be for `key`, signed by `issuer` and for
+ * `names`. What it replaces is gone; ensureCertificate serves it from now on.
+ */
+export async function installIssuedCertificate(dir: string, issued: { cert: string; key: string; issuer: string }, names: { ips: string[]; dns: string[] }): Promise<LanCertificate> {
+  const x509 = await library();
+  if (!(await stillFits(x509, issued.cert, issued.key, issued.issuer, names).catch(() => false))) throw new Error('the issued certificate does not fit this laptop');
+  // The issuer first: a stop between two writes leaves a pair that no longer fits, which is replaced.
+  writePrivate(path.join(dir, ISSUER_FILE), issued.issuer);
+  writePrivate(path.join(dir, CERTIFICATE_KEY_FILE), issued.key);
+  writePrivate(path.join(dir, CERTIFICATE_FILE), issued.cert);
+  return certificateOf(x509, issued.cert, issued.key, issued.issuer);
+}
+
+/** How many names a certificate request may carry: a laptop's addresses and names, not a list. */
+export const REQUEST_MAX_NAMES = 32;
+const SUBJECT_ALT_NAME = '2.5.29.17';
+// One label (a host name) or one label under .local (mDNS): never a name of the internet.
+const LAN_DNS_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.local)?$/i;
+
+/** Whether `ip` is loopback, private or link-local (IPv4 or IPv6): an address only a LAN reaches. */
+export function isLanAddress(ip: string): boolean {
+  if (net.isIPv4(ip)) {
+    const [a, b] = ip.split('.').map(Number) as [number, number];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  }
+  if (!net.isIPv6(ip)) return false;
+  const lower = ip.toLowerCase();
+  if (lower === '::1') return true;
+  if (lower.startsWith('::ffff:')) return isLanAddress(lower.slice(7));
+  return /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower);
+}
+
+/** The names of `names` an upstream signs for a follower: LAN addresses and host names. */
+export function lanOnly(names: { ips: string[]; dns: string[] }): { ips: string[]; dns: string[] } {
+  return { ips: names.ips.filter(isLanAddress), dns: names.dns.filter((value) => value === 'localhost' || LAN_DNS_NAME.test(value)) };
+}
+
+/** Why these names may not be signed for a follower (the first name refused), or null when all may. */
+export function refusedName(names: { ips: string[]; dns: string[]; other: number }): string | null {
+  if (names.other > 0) return MSG.certificateRequestNameKind;
+  if (names.ips.length + names.dns.length === 0) return MSG.certificateRequestNoNames;
+  if (names.ips.length + names.dns.length > REQUEST_MAX_NAMES) return MSG.certificateRequestTooManyNames(REQUEST_MAX_NAMES);
+  const ip = names.ips.find((value) => !isLanAddress(value));
+  if (ip !== undefined) return MSG.certificateRequestNotLan(ip);
+  const dns = names.dns.find((value) => value !== 'localhost' && !LAN_DNS_NAME.test(value));
+  if (dns !== undefined) return MSG.certificateRequestNotLan(dns);
+  return null;
+}
+
+/** A key pair and a certificate request (PKCS#10, PEM) for `names`: what a follower sends its upstream. */
+export async function makeCertificateRequest(names: { ips: string[]; dns: string[] }): Promise<{ request: string; key: string }> {
+  const x509 = await library();
+  const keys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=${names.ips[0] ?? names.dns[0] ?? 'localhost'}, O=Doorlist`,
+    keys,
+    signingAlgorithm: ALGORITHM,
+    extensions: [new x509.SubjectAlternativeNameExtension([...names.dns.map((value) => ({ type: 'dns' as const, value })), ...names.ips.map((value) => ({ type: 'ip' as const, value }))])],
+  });
+  return { request: request.toString('pem'), key: await exportKey(keys.privateKey) };
+}
+
+function refused(message: string): ValidationError {
+  return ValidationError.field('certificate_request', message);
+}
+
+/**
+ * Signs a follower's certificate request with `authority` for the names it asks, once they are
+ * all LAN names; the lifetime is this laptop's choice (a server certificate's), never the
+ * request's. Only the request's own key is named: its signature proves the follower holds it.
+ */
+export async function signCertificateRequest(authority: Authority, pem: string): Promise<string> {
+  const x509 = await library();
+  let request: X509.Pkcs10CertificateRequest;
+  try {
+    request = new x509.Pkcs10CertificateRequest(pem);
+  } catch {
+    throw refused(MSG.certificateRequestUnreadable);
+  }
+  const algorithm = request.publicKey.algorithm as EcKeyAlgorithm;
+  if (algorithm.name !== 'ECDSA' || algorithm.namedCurve !== 'P-256') throw refused(MSG.certificateRequestKey);
+  if (!(await request.verify().catch(() => false))) throw refused(MSG.certificateRequestSignature);
+  const extension = request.getExtension(SUBJECT_ALT_NAME);
+  const items = extension ? new x509.SubjectAlternativeNameExtension(extension.rawData).names.items : [];
+  const names = { ips: items.filter((n) => n.type === 'ip').map((n) => n.value), dns: items.filter((n) => n.type === 'dns').map((n) => n.value), other: items.filter((n) => n.type !== 'ip' && n.type !== 'dns').length };
+  const refusal = refusedName(names);
+  if (refusal) throw refused(refusal);
+  return (await issueFor(authority, await request.publicKey.export(ALGORITHM, ['verify']), names)).toString('pem');
 }

@@ -9,7 +9,7 @@ import { withHsts } from './http/security-headers';
 import { MSG } from '../core/messages';
 import { isPostgresUrl } from '../db/dialect/postgres';
 import { defaultDataDir } from './config';
-import { ensureAuthority, ensureCertificate, type Authority, type LanCertificate } from './lan-certificates';
+import { ensureAuthority, ensureCertificate, installIssuedCertificate, lanOnly, type Authority, type LanCertificate } from './lan-certificates';
 
 /** Sharing binds every interface; anything else on a loopback address stays plain HTTP. */
 export const LAN_HOST = '0.0.0.0';
@@ -19,8 +19,11 @@ export interface HttpsSharing {
   port: number;
   /** Addresses other devices can open, one per LAN interface (read again each time). */
   readonly urls: string[];
-  /** The authority's SHA-256 (`AB:CD:...`): what a phone trusts once and a follower pins. */
-  fingerprint: string;
+  /**
+   * SHA-256 (`AB:CD:...`) of the authority that issued the certificate served now: what a phone
+   * trusts once and a follower pins (this laptop's own, or its upstream's once that one signed).
+   */
+  readonly fingerprint: string;
   /** The certificate served now (it changes with the addresses). */
   readonly certificateFingerprint: string;
   close(): Promise<void>;
@@ -108,7 +111,7 @@ export function lanFilesDir(dbPath: string): string {
 }
 
 /** Every name this laptop answers to: its LAN addresses now, loopback and its host name. */
-function lanNames(): { ips: string[]; dns: string[] } {
+export function lanNames(): { ips: string[]; dns: string[] } {
   const hostname = os.hostname();
   return { ips: [LOOPBACK_HOST, ...lanAddresses()], dns: ['localhost', hostname, ...(hostname.includes('.') ? [] : [`${hostname}.local`])] };
 }
@@ -139,10 +142,27 @@ export class LanIdentity {
   async certificate(): Promise<LanCertificate> {
     const names = lanNames();
     const known = await this.current?.catch(() => undefined);
-    if (known && names.ips.every((ip) => known.ips.includes(ip)) && names.dns.every((name) => known.dns.includes(name))) return known;
+    // A certificate an upstream signed covers the LAN names only (lan-certificates.ts).
+    const wanted = known && known.authority !== (await this.authority()).cert ? lanOnly(names) : names;
+    if (known && wanted.ips.every((ip) => known.ips.includes(ip)) && wanted.dns.every((name) => known.dns.includes(name))) return known;
     const next = this.authority().then((authority) => ensureCertificate(this.dir, authority, names));
     this.current = next;
     return next;
+  }
+
+  /** Serves `issued` (a certificate signed by an upstream's authority for `names`) from now on. */
+  install(issued: { cert: string; key: string; issuer: string }, names: { ips: string[]; dns: string[] }): Promise<LanCertificate> {
+    const served = this.current;
+    const next = installIssuedCertificate(this.dir, issued, names);
+    // A refused certificate leaves the one served before in place.
+    this.current = next.catch((err: unknown) => served ?? Promise.reject(err));
+    return next;
+  }
+
+  /** PEM of the authority a phone must trust for this laptop: the issuer of the certificate served, else its own. */
+  async servedAuthority(): Promise<string> {
+    const served = await this.current?.catch(() => undefined);
+    return served?.authority ?? (await this.authority()).cert;
   }
 }
 
@@ -152,7 +172,6 @@ const ADDRESS_CHECK_MS = 5000;
 /** Serves `app` over HTTPS on `host:port` (0 picks a free port) with the laptop's LAN certificate. */
 export async function startHttps(app: RequestListener, options: { identity: LanIdentity; host: string; port: number }): Promise<HttpsSharing> {
   const { identity, host } = options;
-  const authority = await identity.authority();
   let certificate = await identity.certificate();
   const server = https.createServer({ cert: certificate.chain, key: certificate.key }, withHsts(app));
   server.keepAliveTimeout = 65_000;
@@ -172,7 +191,9 @@ export async function startHttps(app: RequestListener, options: { identity: LanI
     get urls() {
       return reachableUrls('https', host, port);
     },
-    fingerprint: authority.fingerprint,
+    get fingerprint() {
+      return certificate.authorityFingerprint;
+    },
     get certificateFingerprint() {
       return certificate.fingerprint;
     },

@@ -17,6 +17,7 @@ import { isLoopbackHost, LanIdentity, LanShare, plainHttpGate } from './lan';
 import { createLogger } from './logger';
 import { noteOnStderr, printLine } from './log-destination';
 import { SyncFollower, syncTiming } from './sync';
+import { VenueCertificate } from './sync/venue-certificate';
 import { venueSelf } from './sync/venue';
 import { abandonedAfterMs, clearAbandonedImports, setImportLiveness } from '../db/repositories/event-file-merge';
 
@@ -33,6 +34,8 @@ export interface RunningServer {
   checked: Promise<void>;
   /** What the sync follower has done so far (its ticks and cycles), for tests that wait on it. */
   follower: Pick<SyncFollower, 'ticks' | 'cyclesEnded'>;
+  /** The venue's authority for this laptop's LAN certificate; a test runs a check itself. */
+  venueCertificate: Pick<VenueCertificate, 'check'>;
   close(): Promise<void>;
 }
 
@@ -219,6 +222,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   deps.localWrites.onWrite((eventId) => follower.nudge(eventId));
   deps.localWrites.onUnfollow((eventId) => follower.forget(eventId));
+  const venueCertificate = new VenueCertificate(db, lan, logger, config.venueProbeSeconds * 1000, syncTiming(config));
   let closing = false;
   // What a process that died mid-import or mid-merge left (a hidden event, half a merge) is
   // cleared once its stamps are surely stale, whether or not anyone imports again.
@@ -230,6 +234,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (closing) return;
     void deps.mailer.deliverPending();
     follower.start();
+    venueCertificate.start();
   }, () => undefined);
   return {
     url,
@@ -240,10 +245,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lan,
     checked,
     follower,
+    venueCertificate,
     close: async () => {
       closing = true;
       clearTimeout(clearing);
       await follower.stop();
+      await venueCertificate.stop();
       await lan.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -124,8 +124,8 @@ export interface PrintBy {
 }
 
 /** The username or key name behind `user:<id>` / `key:<id>`, as other laptops will read it. */
-export async function printerName(db: Conn, kind: 'user' | 'key' | 'venue', id: number): Promise<string | null> {
-  if (kind === 'venue') return null;
+export async function printerName(db: Conn, kind: 'user' | 'key' | 'venue' | 'door-pass', id: number): Promise<string | null> {
+  if (kind === 'venue' || kind === 'door-pass') return null;
   const row: { name: string } | undefined =
     kind === 'user' ? await db('users').where({ id }).first('username as name') : await db('api_keys').where({ id }).first('name');
   return row?.name ?? null;

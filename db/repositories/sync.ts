@@ -113,12 +113,14 @@ export async function markPulled(db: Conn, sync: SyncRow, cursor: string): Promi
  * The sync follows another laptop of the venue from now on (issue 47): its address, its own
  * event id, the venue credential and the pin learned for it. Both cursors start again at the
  * beginning: what this laptop holds goes up whole (merged by uid, a replay changes nothing)
- * and the new upstream's event comes down whole.
+ * and the new upstream's event comes down whole. False when the sync is gone (a takeover or an
+ * unfollow came first).
  */
-export async function repointSync(db: Conn, syncId: number, to: { url: string; remote_event_id: number; upstream_key: string; fingerprint: string }): Promise<void> {
-  await db('syncs')
+export async function repointSync(db: Conn, syncId: number, to: { url: string; remote_event_id: number; upstream_key: string; fingerprint: string }): Promise<boolean> {
+  const updated = await db('syncs')
     .where({ id: syncId })
     .update({ ...to, authority_pem: null, push_cursor: BEGINNING, pull_cursor: BEGINNING, state: 'ok', error: null, modified: nowIso() });
+  return updated > 0;
 }
 
 /** Keeps the pinned authority a cycle verified against, for a sync followed before it was kept. */

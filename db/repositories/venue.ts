@@ -180,3 +180,15 @@ export async function forgetVenue(db: Conn, eventId: number): Promise<void> {
   await db('venue_members').where({ event_id: eventId }).delete();
   await db('venues').where({ event_id: eventId }).delete();
 }
+
+/** The venue credential of the local event with this uid, for a door pass to be checked against; undefined for none. */
+export async function venueCredentialOfEventUid(db: Conn, eventUid: string): Promise<{ event_id: number; group_id: number; credential: string } | undefined> {
+  return db('venues as v').join('events as e', 'e.id', 'v.event_id').where('e.uid', eventUid).first('v.event_id', 'e.group_id', 'v.credential');
+}
+
+/** Every LAN base this laptop knows of its venues (their laptops, and what it follows): the origins its API answers across. */
+export async function venueUrls(db: Conn): Promise<string[]> {
+  const members: { url: string }[] = await db('venue_members').distinct('url');
+  const followed: { url: string }[] = await db('syncs').distinct('url');
+  return [...members, ...followed].map((r) => r.url);
+}

@@ -35,6 +35,8 @@ const REQUEST_TIMEOUT_MS = 6000;
 export interface RequestOptions {
   /** How long to wait before taking the server for out of reach (a scan waits less than a list). */
   timeoutMs?: number;
+  /** Another laptop's API base (`https://.../api/v1`) instead of this page's own. */
+  base?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function apiRequest<T = any>(token: string | null, method: string, 
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(API_BASE + path, {
+    res = await fetch((options.base ?? API_BASE) + path, {
       method,
       headers,
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -86,6 +88,25 @@ export function detailOf(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Where a door screen goes on once its own laptop stopped answering: another laptop of the
+ * event's venue (use-venue-move.ts), its own id of the event, and the door pass it takes there.
+ */
+export interface VenueMove {
+  name: string;
+  base: string;
+  pass: string;
+  fromEventId: number;
+  toEventId: number;
+}
+
+/** `path` about the moved event, as the other laptop names it; undefined for anything else (it stays with this page's laptop). */
+function movedPath(path: string, move: VenueMove): string | undefined {
+  const prefix = `/events/${move.fromEventId}`;
+  if (path !== prefix && !path.startsWith(`${prefix}/`) && !path.startsWith(`${prefix}?`)) return undefined;
+  return `/events/${move.toEventId}${path.slice(prefix.length)}`;
+}
+
 /** An API client bound to one token. */
 export class Api {
   constructor(
@@ -94,6 +115,16 @@ export class Api {
   ) {}
 
   private closed = false;
+  private move?: VenueMove;
+
+  /** From now on the event's requests go to another laptop of its venue, with its door pass. */
+  moveTo(move: VenueMove): void {
+    this.move = move;
+  }
+
+  get moved(): VenueMove | undefined {
+    return this.move;
+  }
 
   /**
    * Signed out (or the token refused): nothing is sent any more, and an answer still on its way
@@ -105,6 +136,9 @@ export class Api {
 
   async request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiAnswer<T>> {
     if (this.closed) throw new SignedOutError();
+    const move = this.move;
+    const moved = move && movedPath(path, move);
+    if (move && moved) return this.requestMoved<T>(move, method, moved, body, options);
     try {
       const answer = await apiRequest<T>(this.token, method, path, body, options);
       if (this.closed) throw new SignedOutError();
@@ -112,6 +146,17 @@ export class Api {
     } catch (err) {
       if (err instanceof SessionExpiredError && !this.closed) this.onExpired(err.detail);
       throw err;
+    }
+  }
+
+  /** At another laptop of the venue: a refused pass is that laptop out of reach for this screen, never a sign-out. */
+  private async requestMoved<T>(move: VenueMove, method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
+    try {
+      const answer = await apiRequest<T>(move.pass, method, path, body, { ...options, base: move.base });
+      if (this.closed) throw new SignedOutError();
+      return answer;
+    } catch (err) {
+      throw err instanceof SessionExpiredError ? new OfflineError(err.detail) : err;
     }
   }
 

@@ -114,4 +114,28 @@ export interface SyncStatus {
     checkins: { uid: string; station: string | null; scanned_at: string }[];
   }[];
   conflicts: { table: string; uid: string; kind: string; value: string | null; resolution: string }[];
+  /** The venue epoch this laptop knows: 1 for a first follow, one more at each takeover. */
+  epoch: number;
+  /** The laptops of the venue this laptop knows, as its upstream answered them. */
+  venue: VenueMember[];
+  /** What the console shows about the venue (a takeover lost to another laptop); null for nothing. */
+  venue_note: string | null;
+}
+
+/** A laptop of the event's venue as a screen shows it. */
+export interface VenueMember {
+  name: string;
+  url: string;
+  /** AA:BB:... */
+  fingerprint: string;
+  last_seen_at: string | null;
+}
+
+/** GET /events/:event_id/sync/venue: the event's venue on any laptop of it, its upstream included. */
+export interface VenueView {
+  part: 'upstream' | 'follower';
+  epoch: number;
+  upstream_url: string | null;
+  note: string | null;
+  venue: VenueMember[];
 }

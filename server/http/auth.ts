@@ -3,7 +3,8 @@ import type { Db } from '../../db/knex';
 import { findApiKeyGroup } from '../../db/repositories/api-keys';
 import { groupSubtreeIds, type GroupScope } from '../../db/repositories/groups';
 import { findTokenOwner } from '../../db/repositories/users';
-import { venueOfCredential } from '../../db/repositories/venue';
+import { venueCredentialOfEventUid, venueOfCredential } from '../../db/repositories/venue';
+import { passHolds, readDoorPass } from '../sync/door-pass';
 import type { Role } from '../../core/roles';
 import { nowIso } from '../../core/time';
 import { UnauthorizedError } from './errors';
@@ -12,7 +13,7 @@ import { hashSecret } from '../secrets';
 /** Who is asking, what they may do, and which groups they may see (`null`: all of them). */
 export interface Caller {
   /** `venue`: another laptop of the event's venue, with its credential (scope.ts lets it reach that event's sync only). */
-  kind: 'user' | 'key' | 'venue';
+  kind: 'user' | 'key' | 'venue' | 'door-pass';
   id: number;
   isAdmin: boolean;
   /** An administrator counts as a manager. */
@@ -22,7 +23,7 @@ export interface Caller {
   groups: GroupScope;
   /** The token this request carries (users only): sign-out and a password change need it. */
   tokenId?: number;
-  /** The one event a venue credential speaks for. */
+  /** The one event a venue credential or a door pass speaks for. */
   venueEventId?: number;
 }
 
@@ -99,7 +100,7 @@ export class Authenticator {
         return cached.caller;
       }
     }
-    const resolved = await this.resolve(hash);
+    const resolved = await this.resolve(hash, match[1]);
     if (!resolved) throw new UnauthorizedError();
     this.cache.set(hash, { ...resolved, until: now + AUTH_CACHE_MS });
     if (this.cache.size > AUTH_CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
@@ -115,7 +116,17 @@ export class Authenticator {
     this.cache.clear();
   }
 
-  private async resolve(hash: string): Promise<{ caller: Caller; expires?: string } | undefined> {
+  /** A door pass of a venue this laptop is part of: the door role for that one event (scope.ts). */
+  private async resolvePass(pass: NonNullable<ReturnType<typeof readDoorPass>>): Promise<{ caller: Caller; expires: string } | undefined> {
+    const venue = await venueCredentialOfEventUid(this.db, pass.eventUid);
+    if (!venue || !passHolds(pass, venue.credential)) return undefined;
+    const caller: Caller = { kind: 'door-pass', id: venue.event_id, isAdmin: false, role: 'door', groupId: venue.group_id, groups: [venue.group_id], venueEventId: venue.event_id };
+    return { caller, expires: new Date(pass.expires * 1000).toISOString() };
+  }
+
+  private async resolve(hash: string, secret: string): Promise<{ caller: Caller; expires?: string } | undefined> {
+    const pass = readDoorPass(secret);
+    if (pass) return this.resolvePass(pass);
     const key = await findApiKeyGroup(this.db, hash);
     if (key) {
       const groups = await groupSubtreeIds(this.db, key.group_id);

@@ -77,6 +77,8 @@ export interface ScopeParams {
 export async function authorize(db: Conn, caller: Caller, access: Access, params: ScopeParams = {}): Promise<void> {
   // The venue credential opens its own event's sync routes only; anywhere else it is no key at all.
   if (caller.kind === 'venue' && (access !== 'sync' || params.event_id !== caller.venueEventId)) throw new UnauthorizedError();
+  // A door pass is a door screen of the venue: the door's routes of its own event, nothing else.
+  if (caller.kind === 'door-pass' && (access !== 'door' || params.event_id !== caller.venueEventId)) throw new UnauthorizedError();
   if (roleAllows(caller, access)) return;
   if (params.event_id !== undefined) await scopedEvent(db, caller, params.event_id);
   else if (params.group_id !== undefined) await requireGroup(db, caller, params.group_id);

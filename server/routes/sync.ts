@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { readSnapshot } from '../../db/knex';
 import { resourceRouter } from '../http/route';
 import type { RouteDeps } from './deps';
 import { ValidationError } from '../http/errors';
@@ -87,9 +88,10 @@ export function syncRouter(deps: RouteDeps) {
     params: EventParams,
     responses: { 200: { description: 'Sync status', content: { 'application/json': { schema: SyncStatus } } }, 404: MSG.syncNotFound },
     handler: async ({ params, caller }) => {
-      // Door screens poll this: on the read connection it never queues behind a scan's write.
+      // Door screens poll this: on the read connection it never queues behind a scan's write. One
+      // snapshot: a follower moving to the venue's new upstream is shown whole (its address with its epoch).
       const event = await scopedEvent(deps.readDb, caller, params.event_id, MSG.syncNotFound);
-      return { status: 200, body: await syncStatus(deps.readDb, await syncOf(deps.readDb, event)) };
+      return { status: 200, body: await readSnapshot(deps.readDb, async (trx) => syncStatus(trx, await syncOf(trx, event))) };
     },
   });
 

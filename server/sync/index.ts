@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Db } from '../../db/knex';
+import type { Conn, Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
 import { eventByUid, groupIdByUid } from '../../db/repositories/event-file-merge';
 import { BEGINNING, countConflicts, countDoubleAdmissions, countPending, findSyncByEvent, insertSync, listConflicts, listDoubleAdmissions, recordFindings, type FindingsPage, type StoredConflict, type StoredDoubleAdmission, type SyncRow } from '../../db/repositories/sync';
@@ -135,7 +135,7 @@ function toConflict(c: StoredConflict) {
  * poll stays small however many an outage left), and the venue as this laptop knows it.
  * Never the key, never the venue credential.
  */
-export async function syncStatus(db: Db, sync: SyncRow): Promise<SyncStatus> {
+export async function syncStatus(db: Conn, sync: SyncRow): Promise<SyncStatus> {
   const latest = { limit: SYNC_STATUS_LATEST, offset: 0 };
   return {
     sync_id: sync.id,
@@ -176,7 +176,7 @@ export async function findingsOf(db: Db, event: EventRow): Promise<Pick<SyncRow,
 }
 
 /** The sync of a local event (already looked up in the caller's scope). */
-export async function syncOf(db: Db, event: EventRow): Promise<SyncRow> {
+export async function syncOf(db: Conn, event: EventRow): Promise<SyncRow> {
   const sync = await findSyncByEvent(db, event.id);
   if (!sync) throw new NotFoundError(MSG.syncNotFound);
   return sync;

@@ -7,6 +7,7 @@ import { MSG } from '../../core/messages';
 import { storedInstant } from '../../core/time';
 import { EVENT_FILE_MEDIA_TYPE } from '../event-file';
 import { UpstreamEventList, UpstreamPushAnswer } from '../schemas/sync';
+import { IssuedCertificate } from '../schemas/lan';
 import { VenueAnswer, type VenueHello } from '../schemas/venue';
 import type { z } from '../schemas/zod';
 import { DEFAULT_TIMING, ExchangeClock, type UpstreamTiming } from './exchange-clock';
@@ -117,6 +118,17 @@ export class Upstream {
     const limit = Math.min(UPSTREAM_LIMITS.jsonBytes, UPSTREAM_LIMITS.pushAnswerBaseBytes + records * UPSTREAM_LIMITS.pushAnswerBytesPerRecord);
     return this.exchange(request, async (res) => {
       const parsed = UpstreamPushAnswer.safeParse(await readJson(res, limit, new UpstreamError('error', MSG.syncPushAnswerTooLarge)));
+      if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
+      return parsed.data;
+    });
+  }
+
+  /** Asks the upstream's authority to sign this laptop's certificate request (PEM) for the followed event's venue. */
+  async certificate(remoteEventId: number, request: string): Promise<z.infer<typeof IssuedCertificate>> {
+    const body = JSON.stringify({ certificate_request: request });
+    const call = { method: 'POST', path: `/events/${remoteEventId}/sync/certificate`, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, json: body };
+    return this.exchange(call, async (res) => {
+      const parsed = IssuedCertificate.safeParse(await readJson(res, UPSTREAM_LIMITS.refusalBytes));
       if (!parsed.success) throw new UpstreamError('error', MSG.syncNotDoorlist);
       return parsed.data;
     });

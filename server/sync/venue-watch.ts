@@ -129,10 +129,13 @@ export class VenueWatch {
     const best = bestOf(heard.filter(({ answer }) => answer.part === 'upstream' && (answer.epoch > venue.epoch || (moved && answer.epoch === venue.epoch))));
     if (!best) return false;
     const { member, answer } = best;
-    await this.db.transaction(async (trx) => {
-      await repointSync(trx, sync.id, { url: member.url, remote_event_id: answer.event_id, upstream_key: venue.credential as string, fingerprint: member.fingerprint });
+    const repointed = await this.db.transaction(async (trx) => {
+      // A takeover (or an unfollow) while the venue was asked removed the sync: this laptop follows nobody now.
+      if (!(await repointSync(trx, sync.id, { url: member.url, remote_event_id: answer.event_id, upstream_key: venue.credential as string, fingerprint: member.fingerprint }))) return false;
       await this.keep(trx, event, venue, answer, 'follower', MSG.venueMoved(answer.name, answer.epoch));
+      return true;
     });
+    if (!repointed) return false;
     this.moved.delete(sync.id);
     this.logger.warn({ event_id: event.id, upstream: safeOrigin(member.url), epoch: answer.epoch }, "venue: following the venue's new upstream");
     return true;

@@ -5,6 +5,7 @@ import { scan, seedGuests, seedRegistrationType, createSession } from '../helper
 import { createEvent, createGroup, createRoleKey, createUser } from '../helpers/fixtures';
 import { validate, type Schema } from '../helpers/openapi-validate';
 import { TestServer, type ApiResponse } from '../helpers/server';
+import { makeCertificateRequest } from '../../server/lan-certificates';
 
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
 /** An id no record has, in every id's documented range. */
@@ -14,6 +15,7 @@ const MISSING_ID = 999999;
  * A body each operation with a required JSON body and a path id takes, so a missing record is
  * what answers (input is read before a record is looked up). Keyed by operationId.
  */
+let certificateRequest = '';
 const VALID_BODIES: Record<string, (ids: Record<string, number>) => unknown> = {
   scanGuest: (ids) => ({ guest_id: ids.guest_id }),
   createGuest: (ids) => ({ registration_type: ids.registration_type_id, first_name: 'Walk', last_name: '', email: '' }),
@@ -26,6 +28,7 @@ const VALID_BODIES: Record<string, (ids: Record<string, number>) => unknown> = {
   createPromotionCode: () => ({ code: 'WALK2', discount_type: 'flat', discount_amount: 1, quantity: 1 }),
   printSelectedBadges: (ids) => ({ guest_ids: [ids.guest_id] }),
   updateBadgeLayout: () => ({ size: 'A6' }),
+  signFollowerCertificate: () => ({ certificate_request: certificateRequest }),
   greetVenue: () => ({ name: 'Walk door', url: 'https://10.0.0.9:8788/api/v1', fingerprint: 'ab'.repeat(32), event_id: 1, epoch: 1, part: 'follower' }),
 };
 
@@ -52,6 +55,7 @@ describe('GET /openapi.json describes every answer: a walk of every documented o
 
   before(async () => {
     server = await TestServer.start();
+    certificateRequest = (await makeCertificateRequest({ ips: ['10.0.0.9'], dns: [] })).request;
     document = (await server.get('/openapi.json', { token: null })).body;
     operations = Object.entries<Record<string, Schema>>(document.paths).flatMap(([path, item]) =>
       METHODS.filter((method) => item[method]).map((method) => ({ method, path, spec: item[method] })),

@@ -16,6 +16,10 @@ const DOOR_WRITES = new Set([
   'POST /events/{event_id}/sync/changes',
   // ...and tells its upstream who it is, to learn the venue (issue 47).
   'POST /events/{event_id}/sync/venue',
+  // ...has its LAN certificate signed by the upstream's authority, one for the venue's phones...
+  'POST /events/{event_id}/sync/certificate',
+  // ...and a door screen takes a pass to the venue's other laptops (issue 47).
+  'POST /events/{event_id}/sync/door_pass',
   'POST /apps/api/auth/logout',
   // Printing badges is the door's work (issue 39); a long selection is POSTed.
   'POST /events/{event_id}/badges.pdf',

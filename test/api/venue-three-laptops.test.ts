@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { parseFingerprint } from '../../core/fingerprint';
+import { outranks } from '../../core/venue';
 import pg from 'pg';
 import { eventually } from '../helpers/eventually';
-import { httpsJson, ip, ipQuietly, lanImpossible, type Answer } from '../helpers/netns';
+import { lanImpossible } from '../helpers/netns';
+import { LanLaptop, makeBridgeLan, removeBridgeLan, type LanMember } from '../helpers/lan-laptop';
 import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
 
 // Issue 47 "Done when": a LAN of the test's own (three network namespaces on a bridge, and this
@@ -20,153 +21,23 @@ import { PG_BIN, startPostgresCluster, type PostgresCluster } from '../helpers/p
 // test's own, reached over its Unix socket: its TCP port is on this namespace's loopback, which
 // B's namespace cannot see).
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const SUBNET = `10.214.${(process.pid % 200) + 20}`;
 const TAG = process.pid % 10000;
 const BRIDGE = `dvb${TAG}`;
-const ADMIN = { username: 'venue-admin', password: 'venue-admin-secret' };
 const NAMES = ['A', 'B', 'C'] as const;
 type Name = (typeof NAMES)[number];
-const ADDRESS: Record<Name, string> = { A: `${SUBNET}.2`, B: `${SUBNET}.3`, C: `${SUBNET}.4` };
-const ns = (name: Name) => `doorlist-venue-${process.pid}-${name}`;
-const veth = (name: Name) => `dv${TAG}${name}`;
-// Each namespace has its own ports: every laptop serves on the same ones, kept across restarts.
-const HTTP_PORT = 8787;
-const HTTPS_PORT = 8788;
-
-
-
-function makeLan(): void {
-  ip('link', 'add', BRIDGE, 'type', 'bridge');
-  ip('addr', 'add', `${SUBNET}.1/24`, 'dev', BRIDGE);
-  ip('link', 'set', BRIDGE, 'up');
-  for (const name of NAMES) {
-    ip('netns', 'add', ns(name));
-    ip('link', 'add', veth(name), 'type', 'veth', 'peer', 'name', `${veth(name)}p`);
-    ip('link', 'set', `${veth(name)}p`, 'netns', ns(name));
-    ip('link', 'set', veth(name), 'master', BRIDGE);
-    ip('link', 'set', veth(name), 'up');
-    ip('-n', ns(name), 'addr', 'add', `${ADDRESS[name]}/24`, 'dev', `${veth(name)}p`);
-    ip('-n', ns(name), 'link', 'set', `${veth(name)}p`, 'up');
-    ip('-n', ns(name), 'link', 'set', 'lo', 'up');
-  }
-}
-
-function removeLan(): void {
-  const steps = [...NAMES.map((n) => ['netns', 'del', ns(n)]), ...NAMES.map((n) => ['link', 'del', veth(n)]), ['link', 'del', BRIDGE]];
-  ipQuietly(steps);
-}
-
-/** One laptop: `npm run serve` sharing the LAN inside its namespace, its log kept in its folder. */
-class Laptop {
-  child?: ChildProcess;
-  fingerprint = '';
-  ca = '';
-  token = '';
-
-  constructor(
-    readonly name: Name,
-    readonly dir: string,
-    readonly db: string,
-  ) {}
-
-  get apiBase(): string {
-    return `https://${ADDRESS[this.name]}:${HTTPS_PORT}/api/v1`;
-  }
-
-  async start(): Promise<void> {
-    const log = fs.openSync(path.join(this.dir, `${this.name}.log`), 'a');
-    const child = spawn('ip', ['netns', 'exec', ns(this.name), process.execPath, '--import', 'tsx', 'server/serve.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DOORLIST_DB: this.db,
-        // A laptop on PostgreSQL keeps its LAN files in the per-user data folder: this one's own.
-        XDG_DATA_HOME: this.dir,
-        DOORLIST_HOST: '0.0.0.0',
-        DOORLIST_PORT: String(HTTP_PORT),
-        DOORLIST_HTTPS_PORT: String(HTTPS_PORT),
-        DOORLIST_LOG_LEVEL: 'info',
-        DOORLIST_ADMIN_USERNAME: ADMIN.username,
-        DOORLIST_ADMIN_PASSWORD: ADMIN.password,
-        DOORLIST_CHECK_REPLIES: '1',
-        DOORLIST_STATION_NAME: `Laptop ${this.name}`,
-        // Settings, so the test waits for conditions rather than for the defaults' seconds.
-        DOORLIST_VENUE_PROBE_S: '1',
-        DOORLIST_SYNC_TICK_MS: '300',
-        DOORLIST_SYNC_ERROR_RETRY_MS: '200',
-      },
-      stdio: ['ignore', 'pipe', log],
-    });
-    this.child = child;
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk) => {
-        fs.appendFileSync(path.join(this.dir, `${this.name}.log`), chunk);
-        out += chunk;
-        const found = out.split('\n').find((l) => l.startsWith('Doorlist HTTPS on '));
-        if (found) resolve(found);
-      });
-      child.once('exit', (code) => reject(new Error(`laptop ${this.name} exited ${code}; see ${this.dir}/${this.name}.log`)));
-    });
-    const match = /\(authority SHA-256 (\S+), trusted once from (http:\/\/\S+\/ca\.crt)\)$/.exec(line);
-    assert.ok(match, line);
-    this.fingerprint = match[1];
-    this.ca = await (await fetch(match[2])).text();
-    this.token = (await this.must(200, 'POST', '/apps/api/auth', ADMIN)).token;
-  }
-
-  /** Killed as a laptop dies: nothing flushed, nothing said. */
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGKILL');
-    });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-  }
-
-  request(method: string, pathName: string, body?: unknown): Promise<Answer> {
-    return httpsJson(`${this.apiBase}${pathName}`, { method, token: this.token, ca: this.ca, body });
-  }
-
-  async must(status: number, method: string, pathName: string, body?: unknown): Promise<any> {
-    const answer = await this.request(method, pathName, body);
-    assert.equal(answer.status, status, `${this.name}: ${method} ${pathName}: ${JSON.stringify(answer.body)}`);
-    return answer.body;
-  }
-
-  /** The uids of the event's check-ins here, each as often as it is stored. */
-  async checkinUids(eventId: number): Promise<string[]> {
-    const page = await this.must(200, 'GET', `/events/${eventId}/checkins?page_size=100`);
-    return (page.results as { uid: string }[]).map((c) => c.uid).sort();
-  }
-
-  async guestId(eventId: number, barcode: string): Promise<number> {
-    const page = await this.must(200, 'GET', `/events/${eventId}/guests?search=${barcode}`);
-    return page.results[0].id;
-  }
-
-  /** A scan answered here (201), with a uid of the test's own. */
-  async scan(eventId: number, barcode: string, uid: string): Promise<string> {
-    await this.must(201, 'POST', `/events/${eventId}/checkins`, { guest_id: await this.guestId(eventId, barcode), station: `${this.name} door`, uid });
-    return uid;
-  }
-}
+const MEMBER: Record<Name, LanMember> = Object.fromEntries(
+  NAMES.map((name, i) => [name, { namespace: `doorlist-venue-${process.pid}-${name}`, veth: `dv${TAG}${name}`, address: `${SUBNET}.${i + 2}` }]),
+) as Record<Name, LanMember>;
+const MEMBERS = NAMES.map((n) => MEMBER[n]);
+// What the test trusts: the three laptops' own authorities (a follower's certificate is soon its upstream's authority's).
+const trusted: string[] = [];
+type Laptop = LanLaptop<Name>;
 
 const within = <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) => eventually(what, probe, ms, 100);
 const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee'];
 
-const impossible = lanImpossible(`${ns('A')}-probe`);
+const impossible = lanImpossible(`${MEMBER.A.namespace}-probe`);
 
 for (const onPostgres of [false, true]) {
   describe(`A venue of three laptops outlives its upstream${onPostgres ? ', laptop B on PostgreSQL' : ''}`, { skip: impossible ?? (onPostgres && !PG_BIN ? 'no PostgreSQL under /usr/lib/postgresql' : undefined) }, () => {
@@ -177,8 +48,8 @@ for (const onPostgres of [false, true]) {
 
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-venue-'));
-      removeLan();
-      makeLan();
+      removeBridgeLan(BRIDGE, MEMBERS);
+      makeBridgeLan(BRIDGE, SUBNET, MEMBERS);
       for (const name of NAMES) {
         // A folder each: a laptop's authority and certificate are kept beside its database.
         const own = path.join(dir, name);
@@ -193,7 +64,7 @@ for (const onPostgres of [false, true]) {
           const port = new URL(cluster.url).port;
           db = `postgres://postgres@/venue_b?host=${encodeURIComponent(cluster.socketDir)}&port=${port}`;
         }
-        laptops[name] = new Laptop(name, own, db);
+        laptops[name] = new LanLaptop(name, MEMBER[name], own, db, { entry: ['--import', 'tsx', 'server/serve.ts'], trusted });
       }
       await Promise.all(NAMES.map((n) => laptops[n].start()));
       groupId = (await laptops.A.must(201, 'POST', '/groups', { name: 'Box office', email: 'box@venue.test' })).id;
@@ -204,7 +75,7 @@ for (const onPostgres of [false, true]) {
         await Promise.all(NAMES.map((n) => laptops[n]?.stop()));
         await cluster?.remove();
       } finally {
-        removeLan();
+        removeBridgeLan(BRIDGE, MEMBERS);
         if (process.env.DOORLIST_KEEP_VENUE_LOGS) console.log(`venue test logs kept in ${dir}`);
         else fs.rmSync(dir, { recursive: true, force: true });
       }
@@ -223,12 +94,18 @@ for (const onPostgres of [false, true]) {
       for (const follower of [B, C]) {
         ids[follower.name] = (await follower.must(201, 'POST', '/sync', { url: A.apiBase, key, event_id: eventId, fingerprint: A.fingerprint })).event_id;
       }
-      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it).
+      // One authority for the venue: each follower's LAN certificate is soon signed by A's.
+      for (const follower of [B, C]) {
+        await within(`${follower.name} serving a certificate of A's authority`, async () => ((await follower.servedFingerprint()) === A.fingerprint ? true : undefined));
+      }
+      // Each follower knows the other two laptops (A as its upstream answered itself, the other as A heard it), by that authority.
       for (const [follower, other] of [[B, C], [C, B]] as const) {
         await within(`${follower.name} knowing the venue of ${title}`, async () => {
           const status = await follower.must(200, 'GET', `/events/${ids[follower.name]}/sync`);
-          const urls = (status.venue as { url: string }[]).map((m) => m.url).sort();
-          return status.epoch === 1 && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
+          const venue = status.venue as { url: string; fingerprint: string }[];
+          const urls = venue.map((m) => m.url).sort();
+          const pinned = venue.every((m) => m.fingerprint === A.fingerprint);
+          return status.epoch === 1 && pinned && urls.join(' ') === [A.apiBase, other.apiBase].sort().join(' ') ? true : undefined;
         });
       }
       const venue = await A.must(200, 'GET', `/events/${eventId}/sync/venue`);
@@ -277,7 +154,7 @@ for (const onPostgres of [false, true]) {
         return status.url === B.apiBase && status.epoch === 2 && status.state === 'ok' ? status : undefined;
       });
       const cStatus = await C.must(200, 'GET', `/events/${ids.C}/sync`);
-      assert.equal(cStatus.fingerprint, B.fingerprint, 'pinned to the fingerprint it learned');
+      assert.equal(cStatus.fingerprint, await B.servedFingerprint(), 'pinned to the fingerprint it learned');
       assert.equal(cStatus.venue_note, MSG.venueMoved('Laptop B', 2));
 
       await A.start();
@@ -305,8 +182,9 @@ for (const onPostgres of [false, true]) {
 
       const [takenB, takenC] = await Promise.all([B.must(200, 'POST', `/events/${ids.B}/sync/takeover`), C.must(200, 'POST', `/events/${ids.C}/sync/takeover`)]);
       assert.deepEqual([takenB, takenC], [{ epoch: 2 }, { epoch: 2 }]);
-      // The same rule on every laptop: at the same epoch, the lower fingerprint stays the upstream.
-      const [winner, loser] = (parseFingerprint(B.fingerprint) as string) < (parseFingerprint(C.fingerprint) as string) ? [B, C] : [C, B];
+      // The same rule on every laptop: at the same epoch, the lower fingerprint, then (one authority, as here) the lower address stays the upstream.
+      const claim = async (l: Laptop) => ({ epoch: 2, fingerprint: parseFingerprint(await l.servedFingerprint()) as string, url: l.apiBase });
+      const [winner, loser] = outranks(await claim(B), await claim(C)) ? [B, C] : [C, B];
       await within(`${loser.name} following ${winner.name}`, async () => {
         const status = await loser.request('GET', `/events/${ids[loser.name]}/sync`);
         return status.status === 200 && status.body.url === winner.apiBase && status.body.epoch === 2 ? true : undefined;

@@ -38,8 +38,8 @@ export interface Answer {
   body: any;
 }
 
-/** A JSON API call over HTTPS trusting nothing but `ca` (the authority's PEM as GET /ca.crt served it). */
-export function httpsJson(url: string, { method, token, ca, body }: { method: string; token?: string; ca: string; body?: unknown }): Promise<Answer> {
+/** A JSON API call over HTTPS trusting nothing but `ca` (the authorities' PEM as GET /ca.crt served them). */
+export function httpsJson(url: string, { method, token, ca, body }: { method: string; token?: string; ca: string | string[]; body?: unknown }): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept: 'application/json' };

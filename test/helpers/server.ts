@@ -50,7 +50,7 @@ export class TestServer {
     private readonly options: StartOptions,
   ) {}
 
-  static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs' | 'badgeWorkerFile'> = {}): Promise<TestServer> {
+  static async start(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'syncIntervalMs' | 'badgeWorkerFile' | 'logger'> = {}): Promise<TestServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-test-'));
     const settings = { adminUsername: ADMIN.username, adminPassword: ADMIN.password, ...overrides };
     const admin = settings.adminUsername === ADMIN.username && settings.adminPassword === ADMIN.password ? ADMIN : undefined;
@@ -59,7 +59,7 @@ export class TestServer {
     // password would cost the first sign-in a scrypt (server/start.ts ensureAdmin).
     const adminSettings = database.holdsAdmin && overrides.db === undefined ? { adminUsername: undefined, adminPassword: undefined } : {};
     const config = loadConfig({}, [], { db: database.setting, port: 0, logLevel: 'silent', checkReplies: true, ...settings, ...adminSettings });
-    const startOptions: StartOptions = { ...options, logger: pino({ level: 'silent' }), announce: false };
+    const startOptions: StartOptions = { ...options, logger: options.logger ?? pino({ level: 'silent' }), announce: false };
     const running = await startServer(config, startOptions);
     const server = new TestServer(running, dir, config, database, startOptions);
     // The administrator's token written as a sign-in writes it, without the sign-in's scrypt;

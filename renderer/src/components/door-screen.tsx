@@ -5,6 +5,7 @@ import { useBadgePrinter, usePrintOnCheckIn } from '../door/use-badge-printer';
 import { useDoorDialogs } from '../door/use-door-dialogs';
 import { useDoorInput } from '../door/use-door-input';
 import { useDoorStation } from '../door/use-door-station';
+import { useVenueMove } from '../door/use-venue-move';
 import { undoable, type LogEntry } from '../door/use-scan-log';
 import { useKioskLock } from '../door/use-station-settings';
 import type { EventSummary, GuestSummary } from '../types';
@@ -26,6 +27,7 @@ import { StatsPanel } from './stats-panel';
 export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api; event: EventSummary; onChangeEvent: () => void; onSignOut: () => void }) {
   const { t } = useTranslation('door');
   const station = useDoorStation(api, event, onChangeEvent);
+  const moved = useVenueMove(api, event.id);
   const { pipeline, settings, setup, log } = station;
   const { setNotice } = pipeline;
   const scanInput = useRef<HTMLInputElement>(null);
@@ -84,6 +86,11 @@ export function DoorScreen({ api, event, onChangeEvent, onSignOut }: { api: Api;
       {station.direction === 'out' && (
         <p className="mode-banner" role="status">
           {t('mode.checkOut')}
+        </p>
+      )}
+      {moved && (
+        <p className="mode-banner venue-moved" role="status" data-testid="venue-moved">
+          {t('venue.movedTo', { name: moved.name, url: moved.base.replace(/\/api\/v1$/, '') })}
         </p>
       )}
       <DoorStage

@@ -3,14 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { detailOf, OfflineError, type Api } from '../api';
 import { utcInstant } from '../i18n/format';
 import { eventTime } from '../event-clock';
-import type { SyncStatus } from '../types';
+import type { SyncStatus, VenueView } from '../types';
 import { useNow } from './sync-chip';
 import { FollowPanel } from './follow-panel';
 import { Fingerprint } from './fingerprint';
+import { FollowerVenue, UpstreamVenue } from './venue-panel';
 
 const POLL_MS = 2000;
 
-type Followed = { kind: 'loading' } | { kind: 'none' } | { kind: 'followed'; status: SyncStatus } | { kind: 'unreachable' };
+type Followed = { kind: 'loading' } | { kind: 'none' } | { kind: 'followed'; status: SyncStatus } | { kind: 'upstream'; view: VenueView } | { kind: 'unreachable' };
 
 /** The event's sync status, polled while shown; `refresh` after a follow or unfollow. */
 function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => void] {
@@ -22,11 +23,19 @@ function useSyncStatus(api: Api, eventId: number | undefined): [Followed, () => 
       return;
     }
     let live = true;
+    // Not followed: this laptop may be the venue's upstream for the event (it shares it, or took it over).
+    const upstream = async (): Promise<Followed> => {
+      const venue = await api.request<VenueView>('GET', `/events/${eventId}/sync/venue`);
+      return venue.status === 200 && venue.body.part === 'upstream' ? { kind: 'upstream', view: venue.body } : { kind: 'none' };
+    };
     const read = () =>
-      api.request<SyncStatus>('GET', `/events/${eventId}/sync`).then(
-        (answer) => live && setFollowed(answer.status === 200 ? { kind: 'followed', status: answer.body } : { kind: 'none' }),
-        (err: unknown) => live && err instanceof OfflineError && setFollowed({ kind: 'unreachable' }),
-      );
+      api
+        .request<SyncStatus>('GET', `/events/${eventId}/sync`)
+        .then((answer) => (answer.status === 200 ? ({ kind: 'followed', status: answer.body } as const) : upstream()))
+        .then(
+          (next) => live && setFollowed(next),
+          (err: unknown) => live && err instanceof OfflineError && setFollowed({ kind: 'unreachable' }),
+        );
     void read();
     const timer = setInterval(read, POLL_MS);
     return () => {
@@ -48,6 +57,8 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
   const [followed, refresh] = useSyncStatus(api, eventId);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  // A laptop that leads the venue follows nobody: the panel is named for what it is.
+  const title = followed.kind === 'upstream' ? t('venueUpstreamTitle') : t('title');
 
   const unfollow = useCallback(async () => {
     if (eventId === undefined) return;
@@ -65,12 +76,13 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
   }, [api, eventId, refresh, t]);
 
   return (
-    <section className="sync-panel" aria-label={t('title')}>
-      <h2>{t('title')}</h2>
+    <section className="sync-panel" aria-label={title}>
+      <h2>{title}</h2>
       {followed.kind === 'unreachable' && <p className="error">{t('serverUnreachable')}</p>}
       {followed.kind === 'followed' && (
         <>
           <SyncState status={followed.status} />
+          <FollowerVenue api={api} status={followed.status} onTakenOver={refresh} />
           <DoubleAdmissions api={api} status={followed.status} timezone={timezone} />
           <button type="button" disabled={busy} onClick={unfollow}>
             {t('unfollow')}
@@ -78,6 +90,7 @@ export function SyncPanel({ api, eventId, timezone, onFollowed }: { api: Api; ev
           <p className="muted">{t('unfollowKeeps')}</p>
         </>
       )}
+      {followed.kind === 'upstream' && <UpstreamVenue view={followed.view} />}
       {followed.kind === 'none' && (
         <FollowPanel
           api={api}
