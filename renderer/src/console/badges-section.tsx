@@ -30,7 +30,7 @@ function useSheet(api: Api, eventId: number) {
         setState({ done: t('console.none') });
         return;
       }
-      printInBrowser(await fetchBadge(api, `/events/${eventId}/badges.pdf`, { ...chosen, station: 'Console' }));
+      void printInBrowser(await fetchBadge(api, `/events/${eventId}/badges.pdf`, { ...chosen, station: 'Console' }));
       setState({ done: t('console.opened') });
     } catch (err) {
       setState({ error: (err as Error).message });

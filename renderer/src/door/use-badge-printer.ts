@@ -32,22 +32,34 @@ export async function fetchBadge(api: Api, path: string, selection?: Record<stri
 }
 
 /**
- * The browser's print dialog on a PDF: a frame off screen loads it and prints it. The frame
- * stays a minute, as some browsers read the document while their dialog is open.
+ * The browser's print dialog on a PDF: a frame off screen loads it and prints it, and the
+ * promise settles once print() has returned (a browser holds it while its dialog is open), so
+ * a second copy's dialog follows the first instead of two PDF viewers loading at once. The
+ * frame stays a minute, as some browsers read the document while their dialog is open.
  */
-export function printInBrowser(pdf: Blob): void {
+export function printInBrowser(pdf: Blob): Promise<void> {
   const url = URL.createObjectURL(pdf);
   const frame = document.createElement('iframe');
   frame.className = 'print-frame';
   frame.dataset.testid = 'badge-print-frame';
   frame.title = 'badge';
   frame.src = url;
-  frame.addEventListener('load', () => frame.contentWindow?.print(), { once: true });
-  document.body.append(frame);
-  setTimeout(() => {
-    frame.remove();
-    URL.revokeObjectURL(url);
-  }, 60_000);
+  return new Promise((resolve) => {
+    frame.addEventListener(
+      'load',
+      () => {
+        frame.contentWindow?.print();
+        resolve();
+      },
+      { once: true },
+    );
+    document.body.append(frame);
+    setTimeout(() => {
+      frame.remove();
+      URL.revokeObjectURL(url);
+      resolve();
+    }, 60_000);
+  });
 }
 
 /** Prints a PDF: silently on the desktop app's chosen printer, else through the print dialog. */
@@ -57,7 +69,7 @@ export async function printPdf(pdf: Blob, printer: string): Promise<void> {
     if (!outcome.printed) throw new Error(outcome.error ?? 'The printer refused the badge.');
     return;
   }
-  printInBrowser(pdf);
+  await printInBrowser(pdf);
 }
 
 /**
