@@ -26,6 +26,9 @@ export class DoorPage {
     );
     await this.page.reload();
     await expect(this.scanField()).toBeFocused();
+    // The screen gives the scan field the focus once more on the frame after it opens: a key
+    // pressed before that frame (a Tab) would be undone by it.
+    await this.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
   }
 
   /** Records every beep's tones, one list per answer, before the page loads. */
