@@ -80,7 +80,10 @@ export class SyncFollower {
   ticks = 0;
   cyclesEnded = 0;
   private readonly venue: VenueWatch | undefined;
+  /** When each sync last greeted its venue, and the upstream it greeted (a new one is greeted at once). */
+  private readonly greeted = new Map<number, { at: number; upstream: string }>();
   private readonly errorRetryMs: number;
+  private readonly venueProbeMs: number;
 
   /**
    * `reader` is a second connection to the same database, for the exports and the merges'
@@ -95,6 +98,7 @@ export class SyncFollower {
     options: FollowerOptions = {},
   ) {
     this.errorRetryMs = options.errorRetryMs ?? ERROR_RETRY_MS;
+    this.venueProbeMs = options.venue?.probeMs ?? 0;
     this.venue = options.venue ? new VenueWatch(db, logger, options.venue, timing, this.stopping.signal) : undefined;
   }
 
@@ -203,7 +207,7 @@ export class SyncFollower {
       }
       // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
-      await this.venue?.greet(sync, event, upstream);
+      if (this.venue && this.greetDue(sync)) await this.venue.greet(sync, event, upstream);
       // A sync pinned to an authority before its certificate was kept keeps it now (checked by signature).
       if (sync.fingerprint && !sync.authority_pem && upstream.authority) await keepAuthority(this.db, sync.id, sync.fingerprint, upstream.authority);
       // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
@@ -215,6 +219,21 @@ export class SyncFollower {
       if (this.stopped || cancelled.aborted) return;
       await this.fail(sync, err);
     }
+  }
+
+  /**
+   * The venue hello goes every quarter of DOORLIST_VENUE_PROBE_S, not every cycle (a hundred
+   * laptops a second were a hello each): the upstream hears from each laptop well within the
+   * probe time, and a laptop learns of a takeover within a quarter of it. A sync that follows
+   * another upstream now greets it at once.
+   */
+  private greetDue(sync: SyncRow): boolean {
+    const now = Date.now();
+    const upstream = `${sync.url} ${sync.remote_event_id}`;
+    const last = this.greeted.get(sync.id);
+    if (last && last.upstream === upstream && now - last.at < this.venueProbeMs / 4) return false;
+    this.greeted.set(sync.id, { at: now, upstream });
+    return true;
   }
 
   private async fail(sync: SyncRow, err: unknown): Promise<void> {
