@@ -81,8 +81,17 @@ function linesByIds(db: Conn, layout: TableLayout, kinds: Record<string, ColumnK
  * record of a child table, whose rows are found through their parents, for each page.
  */
 export async function eventRecordIds(db: Conn, layouts: TableLayout[], eventId: number, delta: DeltaFilter = {}): Promise<Map<string, number[]>> {
-  const ids = new Map<string, number[]>();
-  for (const layout of layouts) ids.set(layout.name, (await eventRows(db, layout, eventId, delta).orderBy('t.id').pluck('t.id')) as number[]);
+  const ids = new Map<string, number[]>(layouts.map((layout) => [layout.name, []]));
+  if (delta.since === undefined) {
+    for (const layout of layouts) ids.set(layout.name, (await eventRows(db, layout, eventId).orderBy('t.id').pluck('t.id')) as number[]);
+    return ids;
+  }
+  // A delta (a follower's pull or push, every second) is a few rows: every table's in one
+  // statement, rather than a statement a table.
+  const parts = layouts.map((layout, n) => eventRows(db, layout, eventId, delta).select(db.raw(`${n} as tbl`), 't.id as id'));
+  const rows: { tbl: number | string; id: number | string }[] = await parts[0].unionAll(parts.slice(1));
+  for (const { tbl, id } of rows) ids.get(layouts[Number(tbl)].name)!.push(Number(id));
+  for (const list of ids.values()) list.sort((a, b) => a - b);
   return ids;
 }
 
