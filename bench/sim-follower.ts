@@ -2,7 +2,7 @@
  * A simulated follower for bench/central-scale.ts: what a door laptop following the central
  * sends each cycle (server/sync/follower.ts), without a database of its own. Each cycle it
  * pulls `GET .../sync/changes?since=` its pull cursor less the 10 s overlap, greets the venue
- * (`POST .../sync/venue`), and pushes `POST .../sync/changes` a delta event file of every
+ * (`POST .../sync/venue`, every 2.5 s), and pushes `POST .../sync/changes` a delta event file of every
  * record it holds modified at or after its push cursor less the same overlap, less what the
  * central holds at that version (what it pulled, and what it pushed before: the follower's
  * sync_upstream_versions), so only its own scans go up, once each. What it holds is the
@@ -18,6 +18,9 @@ import { CURSOR_HEADER } from '../server/sync/upstream';
 
 /** The follower's overlap (server/sync/follower.ts OVERLAP_MS). */
 const OVERLAP_MS = 10_000;
+
+/** The venue hello's pace (a quarter of DOORLIST_VENUE_PROBE_S's 10 s). */
+const GREET_EVERY_MS = 2500;
 
 type FileRecord = Record<string, unknown> & { uid: string; modified: string };
 
@@ -91,6 +94,7 @@ export class SimFollower {
   /** The check-in uids received, and how often a file carried one it already held with the same version. */
   readonly checkins = new Set<string>();
   repeatsInOneFile = 0;
+  private greetedAt = -Infinity;
   private pullCursor: string;
   private pushCursor: string;
 
@@ -128,7 +132,11 @@ export class SimFollower {
     const started = performance.now();
     const pulled = await this.pull();
     const pullMs = performance.now() - started;
-    await this.greet();
+    // As server/sync/follower.ts greetDue: every quarter of DOORLIST_VENUE_PROBE_S (10 s shipped).
+    if (performance.now() - this.greetedAt >= GREET_EVERY_MS) {
+      this.greetedAt = performance.now();
+      await this.greet();
+    }
     const pushStarted = performance.now();
     const pushed = await this.push();
     const end = performance.now();
