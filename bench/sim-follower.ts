@@ -2,11 +2,11 @@
  * A simulated follower for bench/central-scale.ts: what a door laptop following the central
  * sends each cycle (server/sync/follower.ts), without a database of its own. Each cycle it
  * pulls `GET .../sync/changes?since=` its pull cursor less the 10 s overlap, greets the venue
- * (`POST .../sync/venue`), and pushes `POST .../sync/changes` a delta event file of every
- * record it holds modified at or after its push cursor less the same overlap: its own scans,
- * and what it pulled (a merge keeps a record's `modified`, so a real follower sends the
- * central's recent changes back up for those 10 s; the central merges them as no-ops). What
- * it holds is the central's event as its first whole pull gave it, plus what changed since.
+ * (`POST .../sync/venue`, every 2.5 s), and pushes `POST .../sync/changes` a delta event file of every
+ * record it holds modified at or after its push cursor less the same overlap, less what the
+ * central holds at that version (what it pulled, and what it pushed before: the follower's
+ * sync_upstream_versions), so only its own scans go up, once each. What it holds is the
+ * central's event as its first whole pull gave it, plus what changed since.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -18,6 +18,9 @@ import { CURSOR_HEADER } from '../server/sync/upstream';
 
 /** The follower's overlap (server/sync/follower.ts OVERLAP_MS). */
 const OVERLAP_MS = 10_000;
+
+/** The venue hello's pace (a quarter of DOORLIST_VENUE_PROBE_S's 10 s). */
+const GREET_EVERY_MS = 2500;
 
 type FileRecord = Record<string, unknown> & { uid: string; modified: string };
 
@@ -86,9 +89,12 @@ export class SimFollower {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   /** Every record changed since the snapshot, its latest version, by table and uid. */
   private readonly changed = new Map<string, { table: string; record: FileRecord }>();
+  /** The version (`modified`) the central is known to hold of each record, by table and uid. */
+  private readonly held = new Map<string, string>();
   /** The check-in uids received, and how often a file carried one it already held with the same version. */
   readonly checkins = new Set<string>();
   repeatsInOneFile = 0;
+  private greetedAt = -Infinity;
   private pullCursor: string;
   private pushCursor: string;
 
@@ -126,7 +132,11 @@ export class SimFollower {
     const started = performance.now();
     const pulled = await this.pull();
     const pullMs = performance.now() - started;
-    await this.greet();
+    // As server/sync/follower.ts greetDue: every quarter of DOORLIST_VENUE_PROBE_S (10 s shipped).
+    if (performance.now() - this.greetedAt >= GREET_EVERY_MS) {
+      this.greetedAt = performance.now();
+      await this.greet();
+    }
     const pushStarted = performance.now();
     const pushed = await this.push();
     const end = performance.now();
@@ -151,6 +161,7 @@ export class SimFollower {
       // The later `modified` wins, as the merge decides; a merge keeps the version it takes.
       const held = this.changed.get(id);
       if (!held || held.record.modified < record.modified) this.changed.set(id, { table, record });
+      this.held.set(id, record.modified);
       if (table === 'checkins') this.checkins.add(record.uid);
     }
     this.pullCursor = String(res.headers[CURSOR_HEADER]);
@@ -165,10 +176,13 @@ export class SimFollower {
     if (res.status !== 200) throw new Error(`${this.name}: venue hello answered ${res.status}`);
   }
 
-  /** `since`: what to send from (the push cursor less the overlap unless said), to time a push of the same records again. */
-  async push(since = before(this.pushCursor, OVERLAP_MS)): Promise<{ records: number; conflicts: number } | { refused: 429 | 503 } | undefined> {
+  /**
+   * `since`: what to send from (the push cursor less the overlap unless said); `resend`: what
+   * the central holds too (a replay, as a catch-up sends), to time a push of the same records again.
+   */
+  async push(since = before(this.pushCursor, OVERLAP_MS), resend = false): Promise<{ records: number; conflicts: number } | { refused: 429 | 503 } | undefined> {
     const snapshot = nowIso();
-    const due = [...this.changed.values()].filter((c) => c.record.modified >= since);
+    const due = [...this.changed.values()].filter((c) => c.record.modified >= since && (resend || this.held.get(`${c.table}:${c.record.uid}`) !== c.record.modified));
     if (due.length === 0) {
       this.pushCursor = snapshot;
       return undefined;
@@ -180,6 +194,7 @@ export class SimFollower {
     if (res.status === 429 || res.status === 503) return { refused: res.status };
     if (res.status !== 200) throw new Error(`${this.name}: push answered ${res.status} ${res.body.toString('utf8').slice(0, 200)}`);
     const found = JSON.parse(res.body.toString('utf8')) as { conflicts: unknown[] };
+    for (const { table, record } of due) this.held.set(`${table}:${record.uid}`, record.modified);
     this.pushCursor = snapshot;
     return { records: due.length, conflicts: found.conflicts.length };
   }

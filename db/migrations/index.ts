@@ -27,6 +27,7 @@ import * as guestSearchOwnLetters from './20261201000000_guest_search_own_letter
 import * as syncAuthority from './20261201210000_sync_authority';
 import * as stationRenames from './20261202000000_station_renames';
 import * as venues from './20261202100000_venues';
+import * as syncUpstreamVersions from './20261202190000_sync_upstream_versions';
 
 /**
  * Migrations are imported, not read from a folder, so the bundled app carries them.
@@ -61,6 +62,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201210000_sync_authority': syncAuthority,
   '20261202000000_station_renames': stationRenames,
   '20261202100000_venues': venues,
+  '20261202190000_sync_upstream_versions': syncUpstreamVersions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

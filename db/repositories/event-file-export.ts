@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Conn } from '../knex';
 import { selectByValues } from '../bulk';
 import { jsonObject, jsonObjectText } from '../dialect/json';
@@ -26,16 +27,31 @@ export type TableCounts = Record<string, number>;
 
 type Row = Record<string, unknown>;
 
-/** The event's own rows, or those modified at or after `since` (a delta). */
-function eventRows(db: Conn, layout: TableLayout, eventId: number, since?: string) {
+/** What a delta selects: rows changed at or after `since`; with `unlessHeldUpstream`, not those the upstream holds at that very version (sync_upstream_versions). */
+export interface DeltaFilter {
+  since?: string;
+  unlessHeldUpstream?: boolean;
+}
+
+/** The event's own rows, or those of a delta. */
+function eventRows(db: Conn, layout: TableLayout, eventId: number, delta: DeltaFilter = {}) {
+  const { since, unlessHeldUpstream } = delta;
   const q = db(`${layout.name} as t`);
   if (!layout.onEvent) q.join(`${layout.refs[0].table} as r0`, 'r0.id', `t.${layout.refs[0].column}`);
   q.where(layout.onEvent ? 't.event_id' : 'r0.event_id', eventId);
   if (since !== undefined) {
+    const changed = (w: Knex.QueryBuilder, alias: string, table: string) => {
+      w.where(`${alias}.modified`, '>=', since);
+      if (unlessHeldUpstream) {
+        w.whereNotExists((v) =>
+          v.select(db.raw('1')).from('sync_upstream_versions as v').where('v.event_id', eventId).where('v.table_name', table).whereRaw(`v.uid = ${alias}.uid`).whereRaw(`v.modified = ${alias}.modified`),
+        );
+      }
+    };
     // A record that travels with its parent travels whenever the parent does: the importing
     // side takes the parent's set whole.
-    if (layout.owned) q.andWhere((w) => w.where('t.modified', '>=', since).orWhere('r0.modified', '>=', since));
-    else q.andWhere('t.modified', '>=', since);
+    if (layout.owned) q.andWhere((w) => w.where((a) => changed(a, 't', layout.name)).orWhere((b) => changed(b, 'r0', layout.refs[0].table)));
+    else q.andWhere((w) => changed(w, 't', layout.name));
   }
   return q;
 }
@@ -64,9 +80,18 @@ function linesByIds(db: Conn, layout: TableLayout, kinds: Record<string, ColumnK
  * the header's counts and the pages. Paging on `id > last` instead re-read (and sorted) every
  * record of a child table, whose rows are found through their parents, for each page.
  */
-export async function eventRecordIds(db: Conn, layouts: TableLayout[], eventId: number, since?: string): Promise<Map<string, number[]>> {
-  const ids = new Map<string, number[]>();
-  for (const layout of layouts) ids.set(layout.name, (await eventRows(db, layout, eventId, since).orderBy('t.id').pluck('t.id')) as number[]);
+export async function eventRecordIds(db: Conn, layouts: TableLayout[], eventId: number, delta: DeltaFilter = {}): Promise<Map<string, number[]>> {
+  const ids = new Map<string, number[]>(layouts.map((layout) => [layout.name, []]));
+  if (delta.since === undefined) {
+    for (const layout of layouts) ids.set(layout.name, (await eventRows(db, layout, eventId).orderBy('t.id').pluck('t.id')) as number[]);
+    return ids;
+  }
+  // A delta (a follower's pull or push, every second) is a few rows: every table's in one
+  // statement, rather than a statement a table.
+  const parts = layouts.map((layout, n) => eventRows(db, layout, eventId, delta).select(db.raw(`${n} as tbl`), 't.id as id'));
+  const rows: { tbl: number | string; id: number | string }[] = await parts[0].unionAll(parts.slice(1));
+  for (const { tbl, id } of rows) ids.get(layouts[Number(tbl)].name)!.push(Number(id));
+  for (const list of ids.values()) list.sort((a, b) => a - b);
   return ids;
 }
 

@@ -65,6 +65,8 @@ export interface NewSync {
 /** A second follow of the same event (two at once included) is refused: one sync per event. */
 export async function insertSync(db: Conn, sync: NewSync): Promise<number> {
   const now = nowIso();
+  // Notes of an upstream followed before (a takeover in between) say nothing of this one.
+  await forgetUpstreamVersions(db, sync.event_id);
   try {
     const [row] = await db('syncs').insert({ ...newRecord(now), ...sync, last_pull_at: now }).returning('id');
     return row.id;
@@ -90,8 +92,9 @@ export async function findSyncByEvent(db: Conn, eventId: number): Promise<SyncRo
   return db<SyncRow>('syncs').where({ event_id: eventId }).first();
 }
 
-/** True when a row was removed. */
+/** True when a row was removed. What this laptop knew its upstream holds goes with it. */
 export async function deleteSync(db: Conn, eventId: number): Promise<boolean> {
+  await forgetUpstreamVersions(db, eventId);
   return (await db('syncs').where({ event_id: eventId }).delete()) > 0;
 }
 
@@ -117,6 +120,9 @@ export async function markPulled(db: Conn, sync: SyncRow, cursor: string): Promi
  * unfollow came first).
  */
 export async function repointSync(db: Conn, syncId: number, to: { url: string; remote_event_id: number; upstream_key: string; fingerprint: string }): Promise<boolean> {
+  // The new upstream may lack what the old one held: nothing is left out of the first push.
+  const sync = await db('syncs').where({ id: syncId }).first('event_id');
+  if (sync) await forgetUpstreamVersions(db, sync.event_id);
   const updated = await db('syncs')
     .where({ id: syncId })
     .update({ ...to, authority_pem: null, push_cursor: BEGINNING, pull_cursor: BEGINNING, state: 'ok', error: null, modified: nowIso() });
@@ -308,4 +314,45 @@ export async function deltaStart(db: Conn, eventId: number, since: string, via?:
   if (via) q.where('via', via);
   const [{ oldest }] = await q.min({ oldest: 'oldest_modified' });
   return oldest && oldest < since ? oldest : since;
+}
+
+/** A record's version (its `modified`) as an event file carries it. */
+export interface RecordVersion {
+  table: string;
+  uid: string;
+  modified: string;
+}
+
+// Rows per upsert: four values each.
+const VERSIONS_PER_STATEMENT = 200;
+
+/**
+ * Notes that the upstream holds these versions (they came down in a pull, or went up in a
+ * push it acknowledged): this laptop's push leaves out a record still at that very version.
+ */
+export async function noteUpstreamVersions(db: Conn, eventId: number, versions: RecordVersion[]): Promise<void> {
+  // One row per record: the latest version a file named wins within it too.
+  const latest = new Map<string, RecordVersion>();
+  for (const v of versions) {
+    const key = `${v.table}:${v.uid}`;
+    const held = latest.get(key);
+    if (!held || held.modified < v.modified) latest.set(key, v);
+  }
+  const rows = [...latest.values()].map((v) => ({ event_id: eventId, table_name: v.table, uid: v.uid, modified: v.modified }));
+  for (const part of chunks(rows, VERSIONS_PER_STATEMENT)) {
+    await db('sync_upstream_versions').insert(part).onConflict(['event_id', 'table_name', 'uid']).merge(['modified']);
+  }
+}
+
+/** Whether the upstream is noted as holding this record at this very version. */
+export async function heldUpstream(db: Conn, eventId: number, version: RecordVersion): Promise<boolean> {
+  const row = await db('sync_upstream_versions').where({ event_id: eventId, table_name: version.table, uid: version.uid, modified: version.modified }).first('uid');
+  return row !== undefined;
+}
+
+/** Forgets the notes (all, or those of versions older than `before`, which no later push reaches). */
+export async function forgetUpstreamVersions(db: Conn, eventId: number, before?: string): Promise<void> {
+  const q = db('sync_upstream_versions').where('event_id', eventId);
+  if (before !== undefined) q.where('modified', '<', before);
+  await q.delete();
 }

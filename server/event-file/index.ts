@@ -25,6 +25,8 @@ export interface ExportOptions {
   onProgress?: Progress;
   /** Tables left out of the file: what the caller's role may not read (DOOR_HIDDEN_TABLES). */
   omitTables?: readonly string[];
+  /** A follower's push: records its upstream holds at their version here are left out. */
+  unlessHeldUpstream?: boolean;
 }
 
 /** A file name people recognise: the event's name, made safe for every file system. */
@@ -38,10 +40,10 @@ export function eventFileName(event: Pick<EventRow, 'name' | 'id'>): string {
  * `reader`: given a connection of its own, the door's writes go on meanwhile.
  */
 export async function exportEventFile(reader: Db, event: EventRow, out: Writable, options: ExportOptions = {}): Promise<TableCounts> {
-  const { since, onProgress, omitTables = [] } = options;
+  const { since, onProgress, omitTables = [], unlessHeldUpstream } = options;
   const layouts = EVENT_TABLE_LAYOUTS.filter((layout) => !omitTables.includes(layout.name));
   return readSnapshot(reader, async (trx) => {
-    const ids = await eventRecordIds(trx, layouts, event.id, since);
+    const ids = await eventRecordIds(trx, layouts, event.id, { since, unlessHeldUpstream });
     const counts: TableCounts = { events: 1 };
     for (const [table, list] of ids) counts[table] = list.length;
     const total = Object.values(counts).reduce((a, b) => a + b, 0);

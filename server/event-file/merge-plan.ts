@@ -326,16 +326,33 @@ export class MergePlan {
     // The later record wins whole, with its set of answers, tags or links: what the file
     // does not list for it is removed at the end, so a removal on the later side travels.
     for (const child of children) this.replacedParents.get(child)!.add(local.id as number);
+    const derived = this.laterDerived(def, local, incoming);
     if (sameContent(def, local, incoming)) {
       this.result.unchanged[def.name]++;
-      return { changes: { modified: incoming.modified }, updated: false };
+      return { changes: { modified: incoming.modified, ...derived }, updated: false };
     }
-    const changes: Row = { modified: incoming.modified };
+    const changes: Row = { modified: incoming.modified, ...derived };
     for (const column of [...Object.keys(def.columns), ...def.refs.map((r) => r.column)]) {
       if (!def.derived?.includes(column)) changes[column] = incoming[column];
     }
     this.result.updated[def.name]++;
     return { changes, updated: true };
+  }
+
+  /**
+   * The derived state (a guest's door state) of a later version that wins, where it differs:
+   * taken with it, and worked out again from the scans here once they are merged, so the guest
+   * is stamped anew only where the scans here say otherwise (a scan upstream arrives with its
+   * guest's version, which this laptop's push then leaves out as the upstream's).
+   */
+  private laterDerived(def: TableDef, local: Row, incoming: Row): Row {
+    const changes: Row = {};
+    for (const column of def.derived ?? []) {
+      if ((local[column] ?? null) === (incoming[column] ?? null)) continue;
+      changes[column] = incoming[column] ?? null;
+      if (def.name === 'guests') this.checkinGuests.add(local.id as number);
+    }
+    return changes;
   }
 
   // -------------------------------------------------------------------------------------

@@ -215,8 +215,15 @@ function parseQueryAndBody(def: Declaration, req: Request): { query: unknown; bo
 }
 
 /** One of the app's upload slots for this caller, or the 429 / 503 that tells the client to come back. */
-function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, res: Response): () => void {
-  const answer = uploads.take(pool, `${caller.kind}:${caller.id}`);
+async function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, req: Request, res: Response): Promise<() => void> {
+  const length = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  // A client that goes away while its small push waits gives its place up.
+  const gone = new AbortController();
+  const leave = () => gone.abort();
+  req.once('close', leave);
+  const answer = await uploads.take(pool, `${caller.kind}:${caller.id}`, Number.isFinite(length) ? length : undefined, gone.signal);
+  req.off('close', leave);
+  if ('release' in answer && gone.signal.aborted) answer.release();
   if ('release' in answer) return answer.release;
   // The body is not read: the connection closes after the answer instead.
   res.setHeader('Connection', 'close');
@@ -229,8 +236,8 @@ function takeUploadSlot(uploads: UploadSlots, pool: UploadPool, caller: Caller, 
  * An upload's slot, held to the upload pace: a body that stalls or trickles is answered 408 at
  * once (its connection then closed) and its slot freed, while its handler unwinds on the cut.
  */
-function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: HttpDeps, caller: Caller, req: Request, res: Response): () => void {
-  const release = takeUploadSlot(uploads, pool, caller, res);
+async function holdUpload(uploads: UploadSlots, pool: UploadPool, deps: HttpDeps, caller: Caller, req: Request, res: Response): Promise<() => void> {
+  const release = await takeUploadSlot(uploads, pool, caller, req, res);
   const { uploadIdleTimeoutMs: idleMs, uploadMinBytesPerSecond: minBytesPerSecond, uploadGraceMs: graceMs } = deps.config;
   const stopWatching = watchUploadPace(req, { idleMs, minBytesPerSecond, graceMs }, ({ reason, error }) => {
     if (res.headersSent) return;
@@ -330,7 +337,7 @@ export function resourceRouter(deps: HttpDeps) {
       // Role before any input is read: a caller who may not do this learns nothing from its body.
       if (!def.public) await authorize(deps.db, caller, access, params as ScopeParams);
       const { query, body } = parseQueryAndBody(def, req);
-      const release = def.rawBody ? holdUpload(uploads, def.rawBody.pool ?? 'import', deps, caller, req, res) : undefined;
+      const release = def.rawBody ? await holdUpload(uploads, def.rawBody.pool ?? 'import', deps, caller, req, res) : undefined;
       let reply: Reply | void;
       try {
         reply = await def.handler({ params, query, body, caller, req, res } as RouteContext<P, Q, B>);

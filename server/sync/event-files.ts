@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
 import type { EventRow } from '../../db/repositories/events';
+import type { RecordVersion } from '../../db/repositories/sync';
 import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, type EventFileHeader, type ImportOptions, type ImportResult } from '../event-file';
 
 /**
@@ -11,6 +12,27 @@ import { exportEventToPath, importEventFile, readEventRecords, verifyEventFile, 
 /** Writes the event to `file`: whole, or (with `since`) what changed at or after it. Returns the record counts. */
 export async function writeEventChanges(db: Db, event: EventRow, file: string, since?: string, omitTables: readonly string[] = []): Promise<Record<string, number>> {
   return exportEventToPath(db, event, file, { since, omitTables });
+}
+
+/** A follower's push: what changed here at or after `since`, less what the upstream holds at that version. */
+export async function writeOwnChanges(db: Db, event: EventRow, file: string, since: string): Promise<Record<string, number>> {
+  return exportEventToPath(db, event, file, { since, unlessHeldUpstream: true });
+}
+
+/**
+ * Each record's version in a verified file (its event record too), for the notes of what
+ * the upstream holds; undefined past `max` records (a whole event: nothing is noted).
+ */
+export async function recordVersions(file: string, max: number): Promise<RecordVersion[] | undefined> {
+  const versions: RecordVersion[] = [];
+  for await (const records of readEventRecords(file)) {
+    for (const { table, record } of records) {
+      if (versions.length === max) return undefined;
+      const { uid, modified } = record as Record<string, unknown>;
+      if (typeof uid === 'string' && typeof modified === 'string') versions.push({ table, uid, modified });
+    }
+  }
+  return versions;
 }
 
 /** Checks the file whole (format, version, checksum) before anything reads it. */

@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 import { writeTransaction } from '../../db/write-transaction';
 import { findEvent, type EventRow } from '../../db/repositories/events';
-import { deltaStart, isFollowed, keepAuthority, listSyncs, markFailed, markPulled, markPushed, recordFindings, type SyncRow } from '../../db/repositories/sync';
+import { deltaStart, forgetUpstreamVersions, heldUpstream, isFollowed, keepAuthority, listSyncs, markFailed, markPulled, markPushed, noteUpstreamVersions, recordFindings, type SyncRow } from '../../db/repositories/sync';
 import { DomainError } from '../../core/errors';
 import { MSG } from '../../core/messages';
 import { nowIso } from '../../core/time';
 import { tempEventFile } from '../event-file';
-import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, writeEventChanges } from './event-files';
+import { changesEvent, checkEventFile, holdsNoChanges, mergeEventChanges, recordVersions, writeOwnChanges } from './event-files';
 import { DEFAULT_TIMING, Upstream, UpstreamError, type UpstreamTiming } from './upstream';
 import { VenueWatch, type VenueWatchOptions } from './venue-watch';
 import { loggedReason, safeOrigin } from './log-fields';
@@ -23,6 +23,11 @@ const NUDGE_DELAY_MS = 50;
  * Merges by uid make the repeat a no-op.
  */
 const OVERLAP_MS = 10_000;
+/**
+ * What the upstream holds is noted for files of at most this many records (a delta, not a
+ * whole event): a push then leaves out what came down, or already went up, at its version.
+ */
+const NOTED_MAX = 5000;
 /** After a cycle that ended in `error` (not offline), the next waits this long (DOORLIST_SYNC_ERROR_RETRY_MS), doubling up to the cap. */
 const ERROR_RETRY_MS = 1000;
 /** The cap, as a multiple of the first wait (30 s shipped): a test that sets a short first wait meets short waits throughout. */
@@ -75,7 +80,10 @@ export class SyncFollower {
   ticks = 0;
   cyclesEnded = 0;
   private readonly venue: VenueWatch | undefined;
+  /** When each sync last greeted its venue, and the upstream it greeted (a new one is greeted at once). */
+  private readonly greeted = new Map<number, { at: number; upstream: string }>();
   private readonly errorRetryMs: number;
+  private readonly venueProbeMs: number;
 
   /**
    * `reader` is a second connection to the same database, for the exports and the merges'
@@ -90,6 +98,7 @@ export class SyncFollower {
     options: FollowerOptions = {},
   ) {
     this.errorRetryMs = options.errorRetryMs ?? ERROR_RETRY_MS;
+    this.venueProbeMs = options.venue?.probeMs ?? 0;
     this.venue = options.venue ? new VenueWatch(db, logger, options.venue, timing, this.stopping.signal) : undefined;
   }
 
@@ -198,7 +207,7 @@ export class SyncFollower {
       }
       // Pull first: an upstream that does not answer fails the cycle before anything is exported.
       await this.pull(sync, event, upstream);
-      await this.venue?.greet(sync, event, upstream);
+      if (this.venue && this.greetDue(sync)) await this.venue.greet(sync, event, upstream);
       // A sync pinned to an authority before its certificate was kept keeps it now (checked by signature).
       if (sync.fingerprint && !sync.authority_pem && upstream.authority) await keepAuthority(this.db, sync.id, sync.fingerprint, upstream.authority);
       // Unfollowed meanwhile: nothing more goes upstream (forget waits for this cycle).
@@ -212,6 +221,21 @@ export class SyncFollower {
     }
   }
 
+  /**
+   * The venue hello goes every quarter of DOORLIST_VENUE_PROBE_S, not every cycle (a hundred
+   * laptops a second were a hello each): the upstream hears from each laptop well within the
+   * probe time, and a laptop learns of a takeover within a quarter of it. A sync that follows
+   * another upstream now greets it at once.
+   */
+  private greetDue(sync: SyncRow): boolean {
+    const now = Date.now();
+    const upstream = `${sync.url} ${sync.remote_event_id}`;
+    const last = this.greeted.get(sync.id);
+    if (last && last.upstream === upstream && now - last.at < this.venueProbeMs / 4) return false;
+    this.greeted.set(sync.id, { at: now, upstream });
+    return true;
+  }
+
   private async fail(sync: SyncRow, err: unknown): Promise<void> {
     const { state, message } = failureOf(err);
     if (state === 'error') {
@@ -222,18 +246,28 @@ export class SyncFollower {
     await markFailed(this.db, sync.id, state, message).catch(() => undefined);
   }
 
-  /** Sends what changed here since the last confirmed push; the cursor moves, with the upstream's findings, once it has merged it. */
+  /**
+   * Sends what changed here since the last confirmed push (this laptop's scans, undos, edits,
+   * and what its own followers pushed here), never a record the upstream already holds at its
+   * version here (what came down in a pull, or went up before); the cursor moves, with the
+   * upstream's findings, once it has merged it.
+   */
   private async push(sync: SyncRow, event: EventRow, upstream: Upstream): Promise<void> {
     const snapshot = nowIso();
     await this.withFile(async (file) => {
       // What a follower of this laptop pushed here may be older than the cursor: it goes on up too.
       const since = await deltaStart(this.db, event.id, before(sync.push_cursor, OVERLAP_MS), 'push');
-      const counts = await writeEventChanges(this.reader, event, file, since);
+      const counts = await writeOwnChanges(this.reader, event, file, since);
       // The event record always travels; it is a change of its own only when edited here since.
       const records = Object.values(counts).reduce((sum, n) => sum + n, 0);
-      const found = holdsNoChanges(counts) && event.modified < since ? undefined : await upstream.push(sync.remote_event_id, file, records);
+      const nothing = holdsNoChanges(counts) && (event.modified < since || (await heldUpstream(this.reader, event.id, { table: 'events', uid: event.uid, modified: event.modified })));
+      const found = nothing ? undefined : await upstream.push(sync.remote_event_id, file, records);
+      const sent = found ? await recordVersions(file, NOTED_MAX) : undefined;
       await writeTransaction(this.db, async (trx) => {
         if (found) await recordFindings(trx, event.id, found);
+        if (sent) await noteUpstreamVersions(trx, event.id, sent);
+        // No later push reaches back past `since` for a record of this laptop's: older notes serve nothing.
+        await forgetUpstreamVersions(trx, event.id, since);
         await markPushed(trx, sync, snapshot);
       });
     });
@@ -253,6 +287,7 @@ export class SyncFollower {
         await markPulled(this.db, sync, cursor);
         return;
       }
+      const pulled = await recordVersions(file, NOTED_MAX);
       // Noted with the merge for whoever follows this laptop in turn: these changes may be older than their cursor.
       await mergeEventChanges(this.db, file, {
         scope: [event.group_id],
@@ -262,6 +297,8 @@ export class SyncFollower {
         eventUid: event.uid,
         withinCommit: async (trx, result) => {
           await recordFindings(trx, event.id, result);
+          // Whatever the merge kept of them, the upstream holds these versions: this laptop's push leaves them out.
+          if (pulled) await noteUpstreamVersions(trx, event.id, pulled);
           await markPulled(trx, sync, cursor);
         },
       });

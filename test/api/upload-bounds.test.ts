@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { CSV_MAX_COLUMNS } from '../../server/services/guest-csv-import';
-import { MAX_CONCURRENT_UPLOADS, UPLOAD_RETRY_AFTER_S, UPLOADS_PER_CALLER } from '../../server/http/upload-slots';
+import { MAX_CONCURRENT_SYNC_PUSHES, MAX_CONCURRENT_UPLOADS, SMALL_PUSH_BYTES, UPLOAD_RETRY_AFTER_S, UPLOADS_PER_CALLER } from '../../server/http/upload-slots';
 import { GZIP_MAGIC } from '../../server/http/upload-body';
 import { TestServer } from '../helpers/server';
 import { createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
@@ -97,6 +97,70 @@ describe('upload bounds', () => {
       assert.equal(push.status, 200, JSON.stringify(push.body));
       for (const upload of slow) upload.finish(file.subarray(100));
       for (const upload of slow) assert.equal((await upload.answer).status, 200);
+    });
+  });
+
+  describe('POST /events/:event_id/sync/changes at once', () => {
+    const changes = `/events/${'{id}'}/sync/changes`;
+    const pushPath = () => changes.replace('{id}', String(eventId));
+    /** A follower's usual push: a delta of the event (a few records), far under SMALL_PUSH_BYTES. */
+    async function smallPush(): Promise<Buffer> {
+      const since = encodeURIComponent(new Date(Date.now() - 60_000).toISOString());
+      const res = await fetch(`${server.baseUrl}/events/${eventId}/export?since=${since}`, { headers: { authorization: `Token ${server.adminToken}` } });
+      const file = Buffer.from(await res.arrayBuffer());
+      assert.ok(file.length < SMALL_PUSH_BYTES);
+      return file;
+    }
+    /** Every slot of the pushes' pool held by slow (chunked, so not small) pushes of other keys, two a key. */
+    async function holdPushPool(file: Buffer) {
+      const keys = await Promise.all(Array.from({ length: MAX_CONCURRENT_SYNC_PUSHES / UPLOADS_PER_CALLER.sync }, (_, i) => createRoleKey(server, groupId, 'door', `slow laptop ${i}`)));
+      const startSlow = (i: number) => slowUpload(server, pushPath(), keys[Math.floor(i / UPLOADS_PER_CALLER.sync)], 'application/gzip', file.subarray(0, 10));
+      let slow = Array.from({ length: MAX_CONCURRENT_SYNC_PUSHES }, (_, i) => startSlow(i));
+      const probeKey = await createRoleKey(server, groupId, 'door', 'probe');
+      await eventually('the push slots filled', async () => {
+        const probe = slowUpload(server, pushPath(), probeKey, 'application/gzip', file.subarray(0, 10));
+        const answer = await answered(probe);
+        if (answer?.status === 503) return true;
+        probe.finish(file.subarray(10));
+        await probe.answer;
+        slow = await Promise.all(slow.map(async (upload, i) => ((await answered(upload))?.status === 503 ? startSlow(i) : upload)));
+        return undefined;
+      }, 20_000, 0);
+      return slow;
+    }
+
+    it("takes the small pushes of many laptops sharing one door key, past the pool's size: they wait their turn instead of a 429 or 503", async () => {
+      const file = await smallPush();
+      const shared = await createRoleKey(server, groupId, 'door', 'the venue\'s laptops');
+      const slow = await holdPushPool(file);
+      const laptops = 3 * MAX_CONCURRENT_SYNC_PUSHES;
+      const pushes = Array.from({ length: laptops }, () => server.request('POST', pushPath(), { token: shared, rawBody: file, headers: { 'content-type': 'application/gzip' } }));
+      // The pool is full: they wait (none is refused at once)...
+      const early = await Promise.race([Promise.any(pushes), new Promise<undefined>((resolve) => setTimeout(resolve, 100))]);
+      assert.equal(early, undefined, JSON.stringify(early?.body));
+      // ...and go in as slots come free.
+      for (const upload of slow) upload.finish(file.subarray(10));
+      for (const upload of slow) assert.equal((await upload.answer).status, 200);
+      const answers = await Promise.all(pushes);
+      assert.deepEqual(answers.map((a) => a.status), Array(laptops).fill(200));
+    });
+
+    it(`still bounds one key's large pushes to ${UPLOADS_PER_CALLER.sync} at once (429), whatever it sends`, async () => {
+      const file = await smallPush();
+      const hostile = await createRoleKey(server, groupId, 'door', 'hostile');
+      const uploads = Array.from({ length: 6 }, () => slowUpload(server, pushPath(), hostile, 'application/gzip', file.subarray(0, 10)));
+      const refused = await Promise.all(uploads.map(async (upload) => ({ upload, answer: await answered(upload) })));
+      await eventually('the refusals', async () => {
+        for (const r of refused) r.answer ??= await answered(r.upload);
+        return refused.filter((r) => r.answer).length >= uploads.length - UPLOADS_PER_CALLER.sync ? true : undefined;
+      }, 20_000, 0);
+      const answered429 = refused.filter((r) => r.answer);
+      assert.equal(answered429.length, uploads.length - UPLOADS_PER_CALLER.sync);
+      for (const r of answered429) assert.deepEqual(r.answer, { status: 429, body: { detail: MSG.uploadsBusyForCaller(UPLOADS_PER_CALLER.sync) } });
+      for (const r of refused.filter((x) => !x.answer)) {
+        r.upload.finish(file.subarray(10));
+        assert.equal((await r.upload.answer).status, 200);
+      }
     });
   });
 

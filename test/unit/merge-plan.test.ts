@@ -29,13 +29,28 @@ const holders = (entries: ['barcode' | 'nfc_tag', string, CodeHolder][]) => {
 };
 const grace: CodeHolder = { id: 20, uid: 'g-2', first_name: 'Grace', last_name: 'H' };
 
+describe('MergePlan.decideExisting: the door state of a later guest', () => {
+  it('is worked out again from the scans here once they are merged, where it differs', () => {
+    const plan = merge();
+    plan.decideExisting(guests, localGuest(), localGuest({ modified: T1, checked_in_at: T1 }));
+    assert.deepEqual([...plan.checkinGuests], [10]);
+  });
+
+  it('is left alone where it is the same', () => {
+    const plan = merge();
+    plan.decideExisting(guests, localGuest({ checked_in_at: T0 }), localGuest({ modified: T1, checked_in_at: T0, first_name: 'Augusta' }));
+    assert.deepEqual([...plan.checkinGuests], []);
+  });
+});
+
 describe('MergePlan.decideExisting: the later record wins', () => {
   const table: [string, Row, Row, { changes: Row; updated: boolean } | undefined, 'updated' | 'unchanged'][] = [
     ['an older record leaves the guest as it is', localGuest({ modified: T1 }), { ...localGuest(), first_name: 'Old' }, undefined, 'unchanged'],
     ['the same time leaves it too', localGuest(), { ...localGuest(), first_name: 'Other' }, undefined, 'unchanged'],
     ['a later record of the same content only moves modified', localGuest(), localGuest({ modified: T1 }), { changes: { modified: T1 }, updated: false }, 'unchanged'],
     ['a later record with a new name changes the guest', localGuest(), localGuest({ modified: T1, first_name: 'Augusta' }), undefined, 'updated'],
-    ['a later record differing only in door state (derived) is the same content', localGuest(), localGuest({ modified: T1, checked_in_at: T1 }), { changes: { modified: T1 }, updated: false }, 'unchanged'],
+    // Its door state comes with it (worked out again from the scans here: see below), so a scan elsewhere does not restamp the guest.
+    ['a later record differing only in door state (derived) is the same content, its door state taken', localGuest(), localGuest({ modified: T1, checked_in_at: T1 }), { changes: { modified: T1, checked_in_at: T1 }, updated: false }, 'unchanged'],
   ];
   for (const [name, local, incoming, expected, counted] of table) {
     it(name, () => {
