@@ -143,12 +143,20 @@ describe("A sharing follower's LAN certificate, issued by its upstream's authori
     // New connections get the certificate within the address check (5 s); a phone trusting only the box office's authority then verifies it.
     // Each try looks again as the laptop's own timer does: an address that came meanwhile (another
     // test's network namespace on this machine) has the laptop issue its own for it until it asks again.
+    let lastRefusal = '';
     const leaf = await eventually(
       'the side door serves the venue-issued certificate',
-      () => sideDoor.running.venueCertificate.check().then(() => servedVerified(port, venue.cert)).catch(() => undefined),
+      () =>
+        sideDoor.running.venueCertificate
+          .check()
+          .then(() => servedVerified(port, venue.cert))
+          .catch((err: Error) => void (lastRefusal = err.message)),
       20_000,
       200,
-    );
+    ).catch(async (err: Error) => {
+      const now = await identity.certificate();
+      throw new Error(`${err.message}; last refusal: ${lastRefusal}; the identity holds ${now.authorityFingerprint} for ${[...now.ips, ...now.dns].join(' ')}`);
+    });
     const serving = await identity.certificate();
     assert.equal(leaf.fingerprint256, serving.fingerprint);
     assert.equal(serving.authorityFingerprint, venue.fingerprint);
