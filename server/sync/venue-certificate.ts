@@ -63,8 +63,12 @@ export class VenueCertificate {
     const mine = parseFingerprint(own.fingerprint);
     const sync = (await listSyncs(this.db)).find((s) => s.url.startsWith('https:') && s.fingerprint !== mine && (this.tried.get(s.id) ?? 0) <= now);
     if (!sync) return;
-    this.tried.set(sync.id, now + RETRY_CHECKS * this.intervalMs);
-    await this.ask(sync).catch((err: Error) => this.logger.warn({ sync_id: sync.id, reason: loggedReason(err.message) }, 'the upstream did not sign this laptop\'s LAN certificate; it keeps its own'));
+    // Held back only after a refusal: a laptop whose addresses changed since it was signed (its
+    // own authority's certificate then covers them) asks again at its next look.
+    await this.ask(sync).catch((err: Error) => {
+      this.tried.set(sync.id, now + RETRY_CHECKS * this.intervalMs);
+      this.logger.warn({ sync_id: sync.id, reason: loggedReason(err.message) }, 'the upstream did not sign this laptop\'s LAN certificate; it keeps its own');
+    });
   }
 
   private async ask(sync: SyncRow): Promise<void> {
