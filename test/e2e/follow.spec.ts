@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { expectedLines, shownLines } from './pages/fingerprint-lines';
 import { DoorServer } from './door-server';
-import { CONSOLE_SCREENSHOTS } from './pages/console-page';
+import { panelScreenshot } from './pages/console-page';
 import { seedEvent, type Seed } from './seed';
 
 // Issue 37: a laptop follows another over the LAN's HTTPS by comparing fingerprints, and picks
@@ -15,17 +13,6 @@ let seed: Seed;
 let key: string;
 let address: string;
 let fingerprint: string;
-
-/** The panel at 1280x800 and on a phone, scrolled into view, for the docs; the caller looks at them. */
-async function screenshot(page: Page, panel: Locator, name: string): Promise<void> {
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  for (const [suffix, size] of [['', { width: 1280, height: 800 }], ['-phone', { width: 390, height: 844 }]] as const) {
-    await page.setViewportSize(size);
-    await panel.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}${suffix}.png`), animations: 'disabled' });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 /** The side door's console, signed in as its administrator, on Events (where following starts). */
 async function openEvents(page: Page): Promise<void> {
@@ -66,7 +53,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
   await page.setViewportSize({ width: 375, height: 667 });
   expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
-  await screenshot(page, panel, 'console-follow-compare');
+  await panelScreenshot(page, panel, 'console-follow-compare');
   await panel.getByRole('button', { name: 'They are the same' }).click();
 
   await expect(panel).toHaveAttribute('data-step', 'pick');
@@ -74,7 +61,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   await expect(events.getByRole('radio')).toHaveCount(2);
   await expect(events).toContainText('Harbour Lights');
   await expect(events).toContainText('Winter Market');
-  await screenshot(page, panel, 'console-follow-pick');
+  await panelScreenshot(page, panel, 'console-follow-pick');
   await events.getByRole('radio', { name: /Harbour Lights/ }).check();
   await panel.getByRole('button', { name: 'Follow' }).click();
 
@@ -90,7 +77,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   expect(await shownLines(state.getByTestId('pinned-fingerprint'))).toEqual(expectedLines(fingerprint));
   const tops = await state.locator(':scope > *').evaluateAll((parts) => parts.map((p) => p.getBoundingClientRect().top));
   expect(new Set(tops).size, 'each part of the sync state on a line of its own').toBe(tops.length);
-  await screenshot(page, state, 'console-follow-result');
+  await panelScreenshot(page, state, 'console-follow-result');
   expect((await sideDoor.must<{ name: string }>(200, 'GET', `/events/${followed}`)).name).toBe('Harbour Lights');
   expect((await sideDoor.must<{ count: number }>(200, 'GET', `/events/${followed}/guests`)).count).toBe(Object.keys(seed.guests).length);
 });

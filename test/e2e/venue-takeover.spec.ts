@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { MSG } from '../../core/messages';
-import { CONSOLE_SCREENSHOTS } from './pages/console-page';
+import { panelScreenshot } from './pages/console-page';
 import { seedEvent } from './seed';
 import { lanImpossible } from '../helpers/netns';
 import { LanLaptop, makeBridgeLan, removeBridgeLan, type LanMember } from '../helpers/lan-laptop';
@@ -57,17 +57,6 @@ async function openSyncPanel(page: Page, laptop: LanLaptop, eventId: number): Pr
   await page.reload();
 }
 
-/** The panel at 1280x800 and on a phone, scrolled into view, for docs/venue.md; the caller looks at them. */
-async function screenshot(page: Page, panel: Locator, name: string): Promise<void> {
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  for (const [suffix, size] of [['', { width: 1280, height: 800 }], ['-phone', { width: 390, height: 844 }]] as const) {
-    await page.setViewportSize(size);
-    await panel.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}${suffix}.png`), animations: 'disabled' });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-takeover-'));
@@ -104,7 +93,7 @@ test('the sync panel offers the takeover once the upstream is silent, says what 
   await expect(offer).toContainText('The upstream has not answered for 2 min.');
   await expect(offer).toContainText(`instead of ${A.apiBase}`);
   await expect(offer).toContainText('If it comes back, it follows this laptop');
-  await screenshot(page, venue, 'console-venue-before-takeover');
+  await panelScreenshot(page, venue, 'console-venue-before-takeover');
 
   const taken = page.waitForResponse((r) => r.url().endsWith(`/events/${ids.B}/sync/takeover`));
   await offer.getByRole('button', { name: TAKEOVER }).click();
@@ -120,7 +109,7 @@ test('the sync panel offers the takeover once the upstream is silent, says what 
   const listed = after.getByTestId('venue-upstream').getByTestId('venue-list').getByRole('listitem');
   await expect(listed).toHaveCount(2);
   await expect(listed.filter({ hasText: 'Laptop C' })).toContainText(/heard from \d+ s ago/);
-  await screenshot(after, after.locator('.sync-panel'), 'console-venue-after-takeover');
+  await panelScreenshot(after, after.locator('.sync-panel'), 'console-venue-after-takeover');
 });
 
 test('two laptops that took over at once end with one upstream: the loser names the winner, and its takeover waits behind a request', async ({ page }) => {
@@ -144,5 +133,5 @@ test('two laptops that took over at once end with one upstream: the loser names 
   await expect(venue.getByTestId('takeover')).not.toContainText('has not answered');
   await venue.getByRole('button', { name: 'Cancel' }).click();
   await expect(venue.getByTestId('takeover')).toHaveCount(0);
-  await screenshot(page, venue, 'console-venue-lost-tie');
+  await panelScreenshot(page, venue, 'console-venue-lost-tie');
 });

@@ -6,6 +6,17 @@ import { expect, type Locator, type Page } from '@playwright/test';
 export const CONSOLE_SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'docs', 'screenshots');
 const PHONE = { width: 390, height: 844 };
 
+/** A console panel at 1280x800 and on a phone, scrolled into view, for the docs; the caller looks at them. */
+export async function panelScreenshot(page: Page, panel: Locator, name: string): Promise<void> {
+  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
+  for (const [suffix, size] of [['', { width: 1280, height: 800 }], ['-phone', PHONE]] as const) {
+    await page.setViewportSize(size);
+    await panel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}${suffix}.png`), animations: 'disabled' });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 /** The first-run screen and the organiser's console, as an organiser uses them. */
 export class ConsolePage {
   constructor(readonly page: Page) {}
