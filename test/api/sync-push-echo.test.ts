@@ -1,67 +1,38 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { QUICK_SYNC, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { eventually } from '../helpers/eventually';
+import { UpstreamProxy } from '../helpers/upstream-proxy';
 
 /** What one push carried: the records of each table its event file holds (the event record aside). */
 type Pushed = Record<string, number>;
 
-/**
- * An upstream as the follower sees it, on loopback, that reads each push's event file header
- * (its counts) before passing it on to the real upstream unchanged.
- */
-class PushTap {
-  readonly pushes: Pushed[] = [];
-  private constructor(
-    private readonly server: http.Server,
-    private readonly target: URL,
-  ) {}
-
-  static async start(targetBaseUrl: string): Promise<PushTap> {
-    const server = http.createServer();
-    const tap = new PushTap(server, new URL(targetBaseUrl));
-    server.on('request', (req, res) => tap.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return tap;
-  }
-
-  get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${this.target.pathname}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+/** The real upstream behind a proxy that reads each push's event file header (its counts) and passes the push on unchanged. */
+async function pushTap(targetBaseUrl: string): Promise<{ proxy: UpstreamProxy; pushes: Pushed[] }> {
+  const proxy = await UpstreamProxy.start(targetBaseUrl);
+  const pushes: Pushed[] = [];
+  proxy.override = (req, res) => {
+    if (req.method !== 'POST' || !/\/sync\/changes$/.test(req.url ?? '')) return false;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && /\/sync\/changes$/.test(req.url ?? '')) {
-        const header = JSON.parse(zlib.gunzipSync(body).toString('utf8').split('\n')[0]) as { counts: Pushed };
-        const { events: _event, ...records } = header.counts;
-        this.pushes.push(Object.fromEntries(Object.entries(records).filter(([, n]) => n > 0)));
-      }
-      const upstream = http.request({ host: this.target.hostname, port: this.target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
+      const header = JSON.parse(zlib.gunzipSync(body).toString('utf8').split('\n')[0]) as { counts: Pushed };
+      const { events: _event, ...records } = header.counts;
+      pushes.push(Object.fromEntries(Object.entries(records).filter(([, n]) => n > 0)));
+      proxy.passOn(req, res, body);
     });
-  }
+    return true;
+  };
+  return { proxy, pushes };
 }
 
 describe('POST /events/:id/sync/changes from a real follower', () => {
   let central: TestServer;
   let laptop: TestServer;
-  let tap: PushTap;
+  let tap: { proxy: UpstreamProxy; pushes: Pushed[] };
   let centralEvent: number;
   let eventId: number;
 
@@ -74,15 +45,15 @@ describe('POST /events/:id/sync/changes from a real follower', () => {
       const res = await central.post(`/events/${centralEvent}/guests`, { registration_type: rt.body.id, first_name: name, last_name: 'Guest', email: `${name.toLowerCase()}@guests.test`, barcode: `CODE-${name.toUpperCase()}` });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
-    tap = await PushTap.start(central.baseUrl);
+    tap = await pushTap(central.baseUrl);
     const key = await createApiKey(central, groupId, 'laptop sync');
-    const follow = await laptop.post('/sync', { url: tap.baseUrl, key, event_id: centralEvent, group_id: await createGroup(laptop, { name: 'Side door' }) });
+    const follow = await laptop.post('/sync', { url: tap.proxy.baseUrl, key, event_id: centralEvent, group_id: await createGroup(laptop, { name: 'Side door' }) });
     assert.equal(follow.status, 201, JSON.stringify(follow.body));
     eventId = follow.body.event_id;
   });
   after(async () => {
     await Promise.all([central.stop(), laptop.stop()]);
-    await tap.close();
+    await tap.proxy.close();
   });
 
   /** The pushes the laptop makes over `n` more of its cycles. */

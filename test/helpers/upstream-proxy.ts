@@ -52,6 +52,11 @@ export class UpstreamProxy {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.override?.(req, res)) return;
+    this.passOn(req, res);
+  }
+
+  /** Sends the request to the real upstream and its answer back; `body` when an override read it already. */
+  passOn(req: http.IncomingMessage, res: http.ServerResponse, body?: Buffer): void {
     const upstream = http.request(
       { host: this.target.hostname, port: this.target.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -60,6 +65,7 @@ export class UpstreamProxy {
       },
     );
     upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    if (body) upstream.end(body);
+    else req.pipe(upstream);
   }
 }
