@@ -49,9 +49,25 @@ async function followedEvent(title: string): Promise<Record<Name, number>> {
   return ids;
 }
 
+/**
+ * page.goto that tries again while Chromium answers ERR_NETWORK_CHANGED: the other worker's LAN
+ * test adds and removes a bridge address on this machine, and Chromium drops the navigation
+ * under way when the machine's addresses change (a CI run of 5892b1a). Anything else fails.
+ */
+async function gotoThroughNetworkChanges(page: Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes('ERR_NETWORK_CHANGED')) throw err;
+    }
+  }
+}
+
 /** The console's page of the event's file and sync panel, on `laptop`, signed in as its administrator. */
 async function openSyncPanel(page: Page, laptop: LanLaptop, eventId: number): Promise<void> {
-  await page.goto(`${laptop.origin}/`);
+  await gotoThroughNetworkChanges(page, `${laptop.origin}/`);
   await page.evaluate((token) => localStorage.setItem('doorlist.token', token), laptop.token);
   await page.goto(`${laptop.origin}/#/console/events/${eventId}/file`);
   await page.reload();
