@@ -34,11 +34,21 @@ describe('RequestsUnderWay', () => {
     assert.equal(settled, true);
   });
 
-  it('gives up waiting after its grace', async () => {
+  // The grace's timer is unref'd (it must not hold a stopping process open), so nothing real would
+  // keep this test's event loop alive until it fires: the clock is mocked and moved by hand.
+  it('gives up waiting after its grace', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const underWay = new RequestsUnderWay();
     const never = deferred();
     void underWay.run(() => never.promise);
-    await underWay.settled(5);
+    let settled = false;
+    const waiting = underWay.settled(5_000).then(() => (settled = true));
+    t.mock.timers.tick(4_999);
+    await Promise.resolve();
+    assert.equal(settled, false, 'still within its grace');
+    t.mock.timers.tick(1);
+    await waiting;
+    assert.equal(settled, true);
     never.resolve();
   });
 });
