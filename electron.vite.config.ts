@@ -20,6 +20,8 @@ export default defineConfig({
           index: resolve(__dirname, 'main/index.ts'),
           launch: resolve(__dirname, 'main/launch.ts'),
           serve: resolve(__dirname, 'server/serve.ts'),
+          // `npm run doorlist`: the command line over the same database code.
+          cli: resolve(__dirname, 'server/cli.ts'),
           // Its own file, which serve.js compiles with a code cache (server/code-cache.ts).
           start: resolve(__dirname, 'server/start.ts'),
           // Badges are drawn in a worker thread of their own (server/badges/renderer.ts finds it).

@@ -10,6 +10,7 @@ import { createDb } from '../../db/knex';
 import { createEvent, createGroup } from '../helpers/fixtures';
 import { scan, seedGuests, seedRegistrationType } from '../helpers/checkins';
 import { TestServer } from '../helpers/server';
+import { CLI_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -17,7 +18,7 @@ const run = promisify(execFile);
 /** `npm run doorlist -- <args>`, as a person types it: exit code, stdout and stderr. */
 async function doorlist(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT });
+    const { stdout, stderr } = await run(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };

@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { MSG } from '../../core/messages';
 import { EVENT_FILE_FORMAT, EVENT_FILE_VERSION } from '../../server/event-file/format';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN = { username: 'bomb-admin', password: 'bomb-admin-secret' };
@@ -41,7 +42,7 @@ describe('POST /events/import of a gzip bomb (a real server process)', () => {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-bomb-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
+    child = spawn(process.execPath, [SERVE_ENTRY], {
       cwd: ROOT,
       env: { ...process.env, DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_PORT: '0', DOORLIST_LOG_LEVEL: 'silent', DOORLIST_ADMIN_USERNAME: ADMIN.username, DOORLIST_ADMIN_PASSWORD: ADMIN.password },
     });

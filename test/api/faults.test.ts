@@ -9,6 +9,7 @@ import { FATAL_EXIT_CODE } from '../../server/fatal-faults';
 import { call, signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
 import { ADMIN } from '../helpers/server';
 import { eventually } from '../helpers/eventually';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -154,7 +155,7 @@ describe('a fault the code did not handle', () => {
   for (const fault of ['exception', 'rejection'] as const) {
     it(`ends npm run serve on an unhandled ${fault} with its cause on stderr and in the log, exit ${FATAL_EXIT_CODE}`, async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-fatal-'));
-      const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/injected-fault.ts', 'server/serve.ts'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/injected-fault.ts', SERVE_ENTRY], {
         cwd: ROOT,
         env: { ...process.env, DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_PORT: '0', DOORLIST_LOG_LEVEL: 'info', DOORLIST_TEST_FAULT: fault },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import { MSG } from '../../core/messages';
 import { TestServer } from '../helpers/server';
 import { eventually } from '../helpers/eventually';
 import { httpsJson, ip, ipQuietly, lanImpossible, type Answer } from '../helpers/netns';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 // Issue 37 "Done when": two laptops on a LAN of the test's own (a network namespace joined to
 // this one by a veth pair; tests never use the machine's other addresses). The box office
@@ -54,7 +55,7 @@ class BoxOffice {
   constructor(readonly dir: string) {}
 
   async start(): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', NS, process.execPath, '--import', 'tsx', 'server/serve.ts'], {
+    const child = spawn('ip', ['netns', 'exec', NS, process.execPath, SERVE_ENTRY], {
       cwd: ROOT,
       env: {
         ...process.env,

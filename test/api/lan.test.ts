@@ -11,6 +11,7 @@ import { lanAddresses, LanIdentity, plainHttpGate } from '../../server/lan';
 import { ensureAuthority, ensureCertificate, issueCertificate } from '../../server/lan-certificates';
 import { TestServer } from '../helpers/server';
 import { MSG } from '../../core/messages';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -202,7 +203,7 @@ describe('GET /ca.crt', () => {
 describe('npm run serve with DOORLIST_HOST=0.0.0.0', () => {
   it('prints the HTTPS address, the authority and its fingerprint, and answers over HTTPS', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorlist-lan-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
+    const child = spawn(process.execPath, [SERVE_ENTRY], {
       cwd: ROOT,
       env: { ...process.env, DOORLIST_DB: path.join(dir, 'doorlist.sqlite'), DOORLIST_HOST: '0.0.0.0', DOORLIST_PORT: '0', DOORLIST_HTTPS_PORT: '0', DOORLIST_LOG_LEVEL: 'silent' },
     });

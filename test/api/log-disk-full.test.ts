@@ -9,6 +9,7 @@ import { SafeDestination } from '../../server/log-destination';
 import { ADMIN } from '../helpers/server';
 import { call, signIn } from '../helpers/server-process';
 import { eventually } from '../helpers/eventually';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -64,7 +65,7 @@ if (skip) console.log(`# skipping the full log disk: ${skip}`);
 function startLoggingToDisk(name: string) {
   const logFile = path.join(disk, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/injected-fault.ts', 'server/serve.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/injected-fault.ts', SERVE_ENTRY], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** Starts `server/serve.ts` as `npm run serve` does and waits for the ready line. */
+/** Starts the built server as `npm run serve` does and waits for the ready line. */
 function serve(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts', ...args], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', ...env } });
+  const child = spawn(process.execPath, [SERVE_ENTRY, ...args], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', ...env } });
   const ready = new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -72,7 +73,7 @@ describe('npm run serve', () => {
         ['mysql://door:pw@localhost/doorlist', 'Doorlist could not start: Invalid Doorlist configuration: db: mysql:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL\n'],
         ['redis://localhost/0', 'Doorlist could not start: Invalid Doorlist configuration: db: redis:// is not a database Doorlist can use; give the path of a SQLite file or a postgres:// URL\n'],
       ]) {
-        const child = spawn(process.execPath, ['--import', require.resolve('tsx'), path.join(ROOT, 'server/serve.ts')], { cwd: dir, env: { ...process.env, DOORLIST_DB: url, DOORLIST_PORT: '0' } });
+        const child = spawn(process.execPath, [path.join(ROOT, SERVE_ENTRY)], { cwd: dir, env: { ...process.env, DOORLIST_DB: url, DOORLIST_PORT: '0' } });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk) => (stdout += chunk));

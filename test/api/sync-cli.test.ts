@@ -6,12 +6,13 @@ import { MSG } from '../../core/messages';
 import { createApiKey, createEvent, createGroup } from '../helpers/fixtures';
 import { TestServer } from '../helpers/server';
 import { eventually } from '../helpers/eventually';
+import { CLI_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /** `npm run doorlist -- <args>` with `stdin` typed in: exit code, stdout and stderr. */
 function doorlist(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT });
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));

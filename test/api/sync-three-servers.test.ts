@@ -8,6 +8,7 @@ import pg from 'pg';
 import { ADMIN } from '../helpers/server';
 import { createTestDatabase, TEST_PG, type TestDatabase } from '../helpers/database';
 import { eventually } from '../helpers/eventually';
+import { SERVE_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const GUESTS = ['Ada', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay'];
@@ -21,7 +22,7 @@ interface Server {
 
 /** `npm run serve`'s entry point as its own process, so it can be stopped and killed -9. */
 function spawnServer(db: string, port = 0): Promise<Omit<Server, 'token'>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
+  const child = spawn(process.execPath, [SERVE_ENTRY], {
     cwd: ROOT,
     env: {
       ...process.env,

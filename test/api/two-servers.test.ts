@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createDb, migrateLatest } from '../../db/knex';
 import { signIn, startServeProcess, type ServerProcess } from '../helpers/server-process';
+import { CLI_ENTRY } from '../helpers/built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -62,7 +63,7 @@ async function seed(dbFile: string, prefix: string, guests: number): Promise<{ g
 
 async function doorlist(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT });
+    const { stdout, stderr } = await run(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };

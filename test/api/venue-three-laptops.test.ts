@@ -64,7 +64,7 @@ for (const onPostgres of [false, true]) {
           const port = new URL(cluster.url).port;
           db = `postgres://postgres@/venue_b?host=${encodeURIComponent(cluster.socketDir)}&port=${port}`;
         }
-        laptops[name] = new LanLaptop(name, MEMBER[name], own, db, { entry: ['--import', 'tsx', 'server/serve.ts'], trusted });
+        laptops[name] = new LanLaptop(name, MEMBER[name], own, db, { trusted });
       }
       await Promise.all(NAMES.map((n) => laptops[n].start()));
       groupId = (await laptops.A.must(201, 'POST', '/groups', { name: 'Box office', email: 'box@venue.test' })).id;

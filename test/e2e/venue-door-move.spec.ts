@@ -66,7 +66,7 @@ test.beforeAll(async () => {
   makeBridgeLan(BRIDGE, SUBNET, MEMBERS);
   const laptop = (name: 'A' | 'B') => {
     fs.mkdirSync(path.join(dir, name));
-    return new LanLaptop(name, MEMBER[name], path.join(dir, name), path.join(dir, name, 'doorlist.sqlite'), { entry: ['out/main/serve.js'], trusted });
+    return new LanLaptop(name, MEMBER[name], path.join(dir, name), path.join(dir, name, 'doorlist.sqlite'), { trusted });
   };
   [A, B] = [laptop('A'), laptop('B')];
   await Promise.all([A.start(), B.start()]);

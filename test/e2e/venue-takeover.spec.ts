@@ -80,7 +80,7 @@ test.beforeAll(async () => {
   makeBridgeLan(BRIDGE, SUBNET, MEMBERS);
   for (const name of NAMES) {
     fs.mkdirSync(path.join(dir, name));
-    laptops[name] = new LanLaptop(name, MEMBER[name], path.join(dir, name), path.join(dir, name, 'doorlist.sqlite'), { entry: ['out/main/serve.js'], trusted });
+    laptops[name] = new LanLaptop(name, MEMBER[name], path.join(dir, name), path.join(dir, name, 'doorlist.sqlite'), { trusted });
   }
   await Promise.all(NAMES.map((n) => laptops[n].start()));
 });

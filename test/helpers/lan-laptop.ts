@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { httpsJson, ip, ipQuietly, type Answer } from './netns';
+import { SERVE_ENTRY } from './built-app';
 
 // A venue's laptops on a LAN of the test's own: network namespaces on a bridge that this
 // namespace is on too (so a test, or a browser it drives, reaches each laptop at its address;
@@ -44,8 +45,6 @@ export function removeBridgeLan(bridge: string, members: LanMember[]): void {
 }
 
 export interface LanLaptopOptions {
-  /** What runs after `node`: the server from source (tsx) or as built. */
-  entry: string[];
   /** The authorities the test trusts (each laptop's own, added as it starts): a follower's certificate is soon its upstream's authority's. */
   trusted: string[];
   /** Settings, so a test waits for conditions rather than for the defaults' seconds. */
@@ -82,7 +81,7 @@ export class LanLaptop<N extends string = string> {
 
   async start(): Promise<void> {
     const log = fs.openSync(this.logFile, 'a');
-    const child = spawn('ip', ['netns', 'exec', this.member.namespace, process.execPath, ...this.options.entry], {
+    const child = spawn('ip', ['netns', 'exec', this.member.namespace, process.execPath, SERVE_ENTRY], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN } from './server';
+import { SERVE_ENTRY } from './built-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -16,7 +17,7 @@ export interface ServerProcess {
 
 /** What `npm run serve` prints and how it exits, for a start that is expected to fail. */
 export function runServe(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', DOORLIST_CHECK_REPLIES: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVE_ENTRY], { cwd: ROOT, env: { ...process.env, DOORLIST_LOG_LEVEL: 'silent', DOORLIST_CHECK_REPLIES: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c) => (stdout += c));
@@ -26,7 +27,7 @@ export function runServe(env: Record<string, string>): Promise<{ code: number | 
 
 /** `npm run serve`'s entry point as its own process, with the test administrator. */
 export function startServeProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/serve.ts'], {
+  const child = spawn(process.execPath, [SERVE_ENTRY], {
     cwd: ROOT,
     env: {
       ...process.env,
