@@ -155,7 +155,9 @@ describe('A follower against hostile venue answers and peers (issue 47): refused
 
   before(async () => {
     upstream = await TestServer.start();
-    laptop = await TestServer.start({ syncTickMs: 50 });
+    // A hello every quarter of the probe time: every 100 ms, where the default's 2.5 s made each
+    // case below wait 5 s for two answers.
+    laptop = await TestServer.start({ syncTickMs: 50, venueProbeSeconds: 0.4 });
     proxy = await UpstreamProxy.start(upstream.baseUrl);
     // Rewrites the hello's answer on its way to the follower; everything else passes as it is.
     proxy.override = (req, res) => {
