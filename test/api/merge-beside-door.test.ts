@@ -200,8 +200,12 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
 describe('a merge whose process is killed midway (issue 35)', () => {
   // Three turns (2,000, 2,000 and 500, no door at work): killed after the first commits.
   const GUESTS = 4500;
-  // Both processes take a merge silent this long for dead (10 s when shipped; importAbandonedMs).
+  // The merging process takes a merge silent this long for dead (10 s when shipped;
+  // importAbandonedMs): long enough that its own turns under load never look dead.
   const ABANDONED = { DOORLIST_IMPORT_ABANDONED_MS: '5000' };
+  // The next process looks once, this long and a heartbeat after its start: the dead one's last
+  // stamp is older than that by then whatever the machine's load (it died before this start).
+  const NEXT_START = { DOORLIST_IMPORT_ABANDONED_MS: '1000' };
   let dir: string;
   let database: TestDatabase;
   let db: Db;
@@ -252,7 +256,7 @@ describe('a merge whose process is killed midway (issue 35)', () => {
     assert.equal((await db('events').whereNotNull('importing_since')).length, 1);
 
     // The next start undoes it by itself once the merge's stamp is stale.
-    server = await startServeProcess({ DOORLIST_DB: database.setting, ...ABANDONED });
+    server = await startServeProcess({ DOORLIST_DB: database.setting, ...NEXT_START });
     const undone = async () => (await db('events').whereNotNull('importing_since')).length === 0 && Number((await db('merge_journal').count({ n: '*' }))[0].n) === 0;
     await eventually('the killed merge undone', async () => ((await undone()) ? true : undefined), 60_000);
     assert.deepEqual(await db('guests').orderBy('id').select('id', 'last_name', 'modified'), before);
