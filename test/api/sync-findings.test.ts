@@ -7,10 +7,9 @@ import { SyncConflict, SyncDoubleAdmission, SyncStatus } from '../../server/sche
 import { QUICK_SYNC, TestServer } from '../helpers/server';
 import { createApiKey, createEvent, createGroup, createRoleKey } from '../helpers/fixtures';
 import { UpstreamProxy } from '../helpers/upstream-proxy';
-import { eventually as waitUntil } from '../helpers/eventually';
+import { eventually } from '../helpers/eventually';
 
 const SYNC_PUSH = /^\/api\/v1\/events\/\d+\/sync\/changes/;
-const eventually = <T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000) => waitUntil(what, probe, ms);
 
 describe("A sync's double admissions and conflicts: only real ones kept, paged for the door", () => {
   let central: TestServer;
