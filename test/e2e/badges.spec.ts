@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
+import { openWithStorage } from './pages/browser-data';
 import { seedEvent, type Seed } from './seed';
 
 let server: DoorServer;
@@ -87,11 +88,8 @@ test.describe('badges at the door', () => {
 
 test.describe('badges in the console', () => {
   test('sets the label size, prints everyone not yet printed (500 a PDF), and shows a guest\'s reprints', async ({ page }) => {
-    await page.goto(`${server.url}/`);
-    await page.evaluate((token) => localStorage.setItem('doorlist.token', token), server.adminToken);
     // Signed in from the start: the page reads its token when it loads.
-    await page.goto(`${server.url}/#/console/events/${seed.eventId}/badges`);
-    await page.reload();
+    await openWithStorage(page, server.url, `/#/console/events/${seed.eventId}/badges`, { 'doorlist.token': server.adminToken });
     await expect(page.getByRole('heading', { name: 'Badges' })).toBeVisible();
     await page.getByLabel('Label size').selectOption('62x100mm');
     await expect(page.getByRole('status')).toHaveText('Badges print on 62 × 100 mm label roll.');

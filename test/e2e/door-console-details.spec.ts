@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
+import { openWithStorage } from './pages/browser-data';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 
 /**
@@ -88,10 +89,7 @@ test('in French the door elides: « Annuler l’entrée d’Ada Lovelace »', as
 });
 
 test('the console: a skip link is the first Tab stop, and a phone shows the page high on its first screen', async ({ page }) => {
-  await page.goto(`${server.url}/`);
-  await page.evaluate((token) => localStorage.setItem('doorlist.token', token), server.adminToken);
-  await page.goto(`${server.url}/#/console/events/${seed.eventId}/guests`);
-  await page.reload();
+  await openWithStorage(page, server.url, `/#/console/events/${seed.eventId}/guests`, { 'doorlist.token': server.adminToken });
   await expect(page.getByRole('heading', { name: 'Harbour Lights' })).toBeVisible();
   await page.keyboard.press('Tab');
   const skip = page.getByRole('button', { name: 'Skip to content' });

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
+import { openWithStorage } from './pages/browser-data';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 
 let laptopA: DoorServer;
@@ -36,9 +37,7 @@ test('exports the event file from one laptop and imports it on another, with cou
 
   // Laptop B: a group to put the new event in, then the import from the event picker.
   await laptopB.must(201, 'POST', '/groups', { name: 'Door team B' });
-  await page.goto(laptopB.url);
-  await page.evaluate((token) => localStorage.setItem('doorlist.token', token), laptopB.adminToken);
-  await page.reload();
+  await openWithStorage(page, laptopB.url, '/', { 'doorlist.token': laptopB.adminToken });
   await page.getByRole('button', { name: 'Import event file' }).click();
   const importDialog = page.getByRole('dialog', { name: 'Import an event file' });
   await importDialog.getByLabel('Event file').setInputFiles(file);

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { expectedLines, shownLines } from './pages/fingerprint-lines';
 import { DoorServer } from './door-server';
 import { panelScreenshot } from './pages/console-page';
+import { openWithStorage } from './pages/browser-data';
 import { seedEvent, type Seed } from './seed';
 
 // Issue 37: a laptop follows another over the LAN's HTTPS by comparing fingerprints, and picks
@@ -16,10 +17,7 @@ let fingerprint: string;
 
 /** The side door's console, signed in as its administrator, on Events (where following starts). */
 async function openEvents(page: Page): Promise<void> {
-  await page.goto(`${sideDoor.url}/`);
-  await page.evaluate((token) => localStorage.setItem('doorlist.token', token), sideDoor.adminToken);
-  await page.goto(`${sideDoor.url}/#/console/events`);
-  await page.reload();
+  await openWithStorage(page, sideDoor.url, '/#/console/events', { 'doorlist.token': sideDoor.adminToken });
 }
 
 test.beforeAll(async () => {

@@ -11,6 +11,20 @@ export interface BrowserData {
   cachedOutsideShell: string[];
 }
 
+/**
+ * Opens `path` of `baseUrl` with `stored` already in the origin's localStorage. It is written on
+ * an API answer of the same origin, which runs none of the screen, so the screen starts with it:
+ * written on the screen's own page, a start slowed by load could read it half-way and begin
+ * asking the server just before a reload cut those requests off.
+ */
+export async function openWithStorage(page: Page, baseUrl: string, path: string, stored: Record<string, string>): Promise<void> {
+  await page.goto(`${baseUrl}/api/v1/setup`);
+  await page.evaluate((entries) => {
+    for (const [key, value] of Object.entries(entries)) localStorage.setItem(key, value);
+  }, stored);
+  await page.goto(`${baseUrl}${path}`);
+}
+
 export function browserData(page: Page): Promise<BrowserData> {
   return page.evaluate(async () => {
     const stores: Record<string, unknown[]> = {};

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, type Response } from '@playwright/test';
 import { REPEAT_GUARD_MS } from '../../../renderer/src/door/repeat-guard';
+import { openWithStorage } from './browser-data';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
 const DOCS = path.resolve(__dirname, '..', '..', '..', 'docs', 'door-screen');
@@ -15,19 +16,9 @@ export class DoorPage {
    * station "Front door", or with no station kept yet when `station` is null (a new station).
    */
   async open(baseUrl: string, token: string, event: { id: number; name: string }, { station = 'Front door' }: { station?: string | null } = {}): Promise<void> {
-    // Written on a page of the same origin that runs none of the screen (an API answer), so the
-    // screen starts with it: written on its own page, a slow start could read it half-way and
-    // begin asking the server just before a reload cut those requests off.
-    await this.page.goto(`${baseUrl}/api/v1/setup`);
-    await this.page.evaluate(
-      ([t, e, s]) => {
-        localStorage.setItem('doorlist.token', t as string);
-        localStorage.setItem('doorlist.event', JSON.stringify(e));
-        if (s !== null) localStorage.setItem('doorlist.station', s as string);
-      },
-      [token, { id: event.id, name: event.name }, station] as const,
-    );
-    await this.page.goto(`${baseUrl}/`);
+    const stored: Record<string, string> = { 'doorlist.token': token, 'doorlist.event': JSON.stringify({ id: event.id, name: event.name }) };
+    if (station !== null) stored['doorlist.station'] = station;
+    await openWithStorage(this.page, baseUrl, '/', stored);
     await expect(this.scanField()).toBeFocused();
     // The screen gives the scan field the focus once more on the frame after it opens: a key
     // pressed before that frame (a Tab) would be undone by it.
