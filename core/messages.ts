@@ -157,8 +157,13 @@ export const MSG = {
   csvCharsetUnknown: (charset: string) => `Unknown charset "${charset}" in the Content-Type.`,
   csvUnknownColumns: (columns: string) => `Unknown columns: ${columns}.`,
   csvRegistrationTypeUnknown: (value: string, valid: readonly string[]) =>
-    `"${value}" is not a registration type of this event; use one of: ${valid.join(', ')}.`,
-  csvRegistrationTypeMissing: (valid: readonly string[]) => `This event has several registration types; name one of: ${valid.join(', ')}.`,
+    valid.length
+      ? `"${value}" is not a registration type of this event; use one of: ${valid.join(', ')}.`
+      : `"${value}" is not a registration type of this event, which has none yet: add one, then import its guests.`,
+  csvRegistrationTypeMissing: (valid: readonly string[]) =>
+    valid.length
+      ? `This event has several registration types; name one of: ${valid.join(', ')}.`
+      : 'This event has no registration type yet: add one, then import its guests.',
   csvAttentionInvalid: (value: string) => `"${value}" is not yes or no: write yes, true, 1 or x for yes; no, false, 0 or nothing for no.`,
   csvCodeRepeated: (code: string, row: number) => `"${code}" is also in row ${row}.`,
   csvCodeTaken: (code: string) => `"${code}" already belongs to a guest of this event.`,

@@ -160,6 +160,17 @@ describe('POST /events/:event_id/guests.csv', () => {
     assert.equal(ok.body.would_create, 1);
   });
 
+  it('answers 400 naming what to do first for an event with no registration type yet, with or without the column', async () => {
+    const bare = await createEvent(server, groupId, { name: 'No types yet' });
+    const without = await upload(server, bare, 'First Name,Last Name,Email\nAda,Lovelace,ada@example.test\n');
+    assert.equal(without.status, 400);
+    assert.deepEqual(without.body, { rows: [{ row: 2, errors: { 'Registration type': ['This event has no registration type yet: add one, then import its guests.'] } }], more_rows: 0 });
+    const named = await upload(server, bare, 'First Name,Last Name,Email,Registration Type\nAda,Lovelace,ada@example.test,VIP\n');
+    assert.equal(named.status, 400);
+    assert.deepEqual(named.body, { rows: [{ row: 2, errors: { 'Registration Type': ['"VIP" is not a registration type of this event, which has none yet: add one, then import its guests.'] } }], more_rows: 0 });
+    assert.equal(await guestCount(server, bare), 0);
+  });
+
   it('answers 400 This field is required. on every row when a required column is missing', async () => {
     const res = await upload(server, setup.eventId, 'Last Name,Email,Registration Type\nSolo,solo@example.test,VIP\n');
     assert.equal(res.status, 400);
