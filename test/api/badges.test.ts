@@ -350,7 +350,7 @@ describe('badges drawn by the worker: bounds and faults', () => {
 
   before(async () => {
     process.env.DOORLIST_TEST_BADGE_FAULTS = faults;
-    server = await TestServer.start({}, { badgeWorkerFile: path.resolve(__dirname, '../helpers/badge-worker-faults.ts') });
+    server = await TestServer.start({}, { badgeWorkerFile: path.resolve(__dirname, '..', '..', 'test', 'helpers', 'badge-worker-faults.ts') });
     groupId = await createGroup(server);
     eventId = await createEvent(server, groupId);
     const typeId = await seedRegistrationType(server, eventId, 'Speaker');
