@@ -18,7 +18,7 @@ const JSON_ROWS = 50000;
 const PG_JSON_ROWS = 5000;
 const IN_LIST = 500;
 
-export function chunks<T>(items: T[], size: number): T[][] {
+export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

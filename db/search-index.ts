@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Conn } from './knex';
-import { insertTuples } from './bulk';
+import { chunks, insertTuples } from './bulk';
 import { dialectOf } from './dialect';
 import type { BatchTerms } from './search-terms';
 
@@ -97,10 +97,12 @@ export async function filePreparedSearchTerms(trx: Conn, prepared: PreparedSearc
   await insertTuples(trx, 'guest_search_terms', ['event_id', 'guest_id', 'term'], rows);
 }
 
-/** Forgets a guest's terms (before they are filed again). */
-export async function forgetSearchTerms(trx: Conn, guestId: number): Promise<void> {
-  if (isSqlite(trx)) await trx('guest_search').where('rowid', guestId).delete();
-  else await trx('guest_search_terms').where('guest_id', guestId).delete();
+/** Forgets guests' terms (before they are filed again): a statement for a few hundred guests. */
+export async function forgetSearchTerms(trx: Conn, guestIds: readonly number[]): Promise<void> {
+  for (const part of chunks(guestIds, 500)) {
+    if (isSqlite(trx)) await trx('guest_search').whereIn('rowid', part).delete();
+    else await trx('guest_search_terms').whereIn('guest_id', part).delete();
+  }
 }
 
 /** Narrows a query of the event's guests (`guests.id` as `id`) to those for whom each word prefixes a term. */

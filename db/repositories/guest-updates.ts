@@ -1,6 +1,6 @@
 import type { Conn } from '../knex';
 import { fileSearchTerms, forgetSearchTerms } from '../search-index';
-import { searchTerms, type SearchableFields } from '../search-terms';
+import { batchSearchTerms, type SearchableFields } from '../search-terms';
 import { dialectOf } from '../dialect';
 import { codeRefusal } from './guest-codes';
 import { insertAnswers } from './guest-inserts';
@@ -10,12 +10,18 @@ import type { GuestRow, GuestUpdateFields } from './guests';
 
 /** A guest's change: its row, its search terms and the answers sent. */
 
-type Searchable = SearchableFields & { id: number };
+/** A guest as its search terms need it. */
+export type Searchable = SearchableFields & { id: number };
 
-/** A guest whose searched fields changed: its terms are filed again (in the caller's transaction). */
-export async function replaceSearchTerms(trx: Conn, eventId: number, guest: Searchable): Promise<void> {
-  await forgetSearchTerms(trx, guest.id);
-  await fileSearchTerms(trx, eventId, [searchTerms(guest)], [guest.id]);
+/**
+ * Guests of one event whose searched fields changed: their terms are filed again (in the
+ * caller's transaction), a merge's whole turn in two statements rather than two a guest.
+ */
+export async function replaceSearchTerms(trx: Conn, eventId: number, guests: readonly Searchable[]): Promise<void> {
+  if (guests.length === 0) return;
+  const ids = guests.map((g) => g.id);
+  await forgetSearchTerms(trx, ids);
+  await fileSearchTerms(trx, eventId, batchSearchTerms(guests), ids);
 }
 
 /**
@@ -34,7 +40,7 @@ export async function updateGuest(db: Conn, guest: GuestRow, fields: GuestUpdate
     } catch (err) {
       throw (await codeRefusal(trx, err, guest.event_id, columns, 'update', guest.id)) ?? err;
     }
-    if (SEARCHED_FIELDS.some((k) => k in columns)) await replaceSearchTerms(trx, guest.event_id, { ...guest, ...columns, id: guest.id });
+    if (SEARCHED_FIELDS.some((k) => k in columns)) await replaceSearchTerms(trx, guest.event_id, [{ ...guest, ...columns, id: guest.id }]);
     if (answers) {
       const questionIds = [...new Set(answers.map((a) => a.question_id))];
       // By the guest's answers, not by every answer to the question.

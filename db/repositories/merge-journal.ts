@@ -1,7 +1,6 @@
-import type { Conn, Db, Trx } from '../knex';
+import type { Db, Trx } from '../knex';
 import { chunks, insertRows } from '../bulk';
-import { fileSearchTerms, forgetSearchTerms } from '../search-index';
-import { searchTerms } from '../search-terms';
+import { replaceSearchTerms, type Searchable } from './guest-updates';
 import { survivingFailure, writeTransaction } from '../write-transaction';
 import { isIntegrityViolation } from '../errors';
 import { TurnPacer, turnMs } from '../turns';
@@ -89,7 +88,9 @@ export async function undoMerge(db: Db, mergeId: number): Promise<void> {
     const undone = await writeTransaction(db, async (trx) => {
       started.at = performance.now();
       const notes = (await trx('merge_journal').where({ merge_id: mergeId }).orderBy('id', 'desc').limit(pacer.size)) as (Note & { id: number })[];
-      for (const note of notes) await undoNote(trx, note);
+      const restored = new Map<number, Row>();
+      for (const note of notes) await undoNote(trx, note, restored);
+      await refileSearchTerms(trx, [...restored.values()]);
       if (notes.length > 0) await trx('merge_journal').whereIn('id', notes.map((n) => n.id)).delete();
       return notes.length;
     });
@@ -98,10 +99,12 @@ export async function undoMerge(db: Db, mergeId: number): Promise<void> {
   }
 }
 
-async function undoNote(trx: Trx, note: Note): Promise<void> {
+/** Undoes one note; a guest whose fields it set back goes into `restored` as it now is. */
+async function undoNote(trx: Trx, note: Note, restored: Map<number, Row>): Promise<void> {
   const table = note.table_name;
   if (note.kind === 'insert') {
     await trx(table).where({ id: note.row_id }).delete();
+    if (table === 'guests') restored.delete(note.row_id);
     return;
   }
   if (note.kind === 'delete') {
@@ -120,12 +123,17 @@ async function undoNote(trx: Trx, note: Note): Promise<void> {
   for (const column of Object.keys(before)) if (comparable(current[column]) === after[column]) restore[column] = before[column];
   if (Object.keys(restore).length === 0) return;
   await trx(table).where({ id: note.row_id }).update(restore);
-  if (table === 'guests') await refileSearchTerms(trx, { ...current, ...restore });
+  if (table === 'guests') restored.set(note.row_id, { ...current, ...restore });
 }
 
-async function refileSearchTerms(trx: Conn, guest: Row): Promise<void> {
-  await forgetSearchTerms(trx, guest.id as number);
-  await fileSearchTerms(trx, guest.event_id as number, [searchTerms(guest as never)], [guest.id as number]);
+/** The restored guests' search terms, a turn's in one go for each event. */
+async function refileSearchTerms(trx: Trx, guests: Row[]): Promise<void> {
+  const byEvent = new Map<number, Searchable[]>();
+  for (const guest of guests) {
+    const eventId = guest.event_id as number;
+    byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), guest as unknown as Searchable]);
+  }
+  for (const [eventId, searchable] of byEvent) await replaceSearchTerms(trx, eventId, searchable);
 }
 
 /** The notes of a merge that finished (its marker is gone), in turns. */

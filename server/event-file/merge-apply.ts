@@ -3,7 +3,7 @@ import { isIntegrityViolation, isUniqueViolation } from '../../db/errors';
 import { writeTransaction } from '../../db/write-transaction';
 import { childrenOf, endMerge, insertMergeMarker, insertRows, keepImportAlive, rowsByNaturalKey, rowsByUid, updateEventRecord, updateRow, type ImportingEventRow, type Row } from '../../db/repositories/event-file-merge';
 import { forgetMerge, MergeJournal } from '../../db/repositories/merge-journal';
-import { replaceSearchTerms } from '../../db/repositories/guest-updates';
+import { replaceSearchTerms, type Searchable } from '../../db/repositories/guest-updates';
 import { codeHolders } from '../../db/repositories/guest-codes';
 import { fileSearchTerms } from '../../db/search-index';
 import { batchSearchTerms, type BatchTerms } from '../../db/search-terms';
@@ -142,14 +142,21 @@ export class MergeApplier {
   private async applyBatch(trx: Trx, def: TableDef, records: Row[]): Promise<void> {
     const locals = new Map((await rowsByUid(trx, LAYOUTS.get(def.name)!, records.map((r) => r.uid as string), this.plan.eventId)).map((r) => [r.uid as string, r]));
     const { fresh, existing } = this.plan.decideStaged(def, records, locals);
-    for (const { local, incoming } of existing) await this.applyExisting(trx, def, local, incoming);
+    const refile: Searchable[] = [];
+    for (const { local, incoming } of existing) {
+      const changed = await this.applyExisting(trx, def, local, incoming);
+      if (changed) refile.push(changed);
+    }
+    // The changed guests' search terms, the batch's in one go.
+    await replaceSearchTerms(trx, this.plan.eventId, refile);
     await this.insertFresh(trx, def, fresh);
   }
 
-  private async applyExisting(trx: Trx, def: TableDef, local: Row, incoming: Row): Promise<void> {
+  /** Writes one record's changes; answers the guest as it now is where a guest changed (its terms to file again). */
+  private async applyExisting(trx: Trx, def: TableDef, local: Row, incoming: Row): Promise<Searchable | undefined> {
     const { plan } = this;
     const decided = plan.decideExisting(def, local, incoming);
-    if (!decided) return;
+    if (!decided) return undefined;
     const { changes, updated } = decided;
     const guest = def.name === 'guests' && updated;
     if (guest) {
@@ -159,7 +166,7 @@ export class MergeApplier {
     }
     this.journal?.updated(def.name, local, changes);
     await updateRow(trx, def.name, local.id as number, changes);
-    if (guest) await replaceSearchTerms(trx, plan.eventId, { ...local, ...changes, id: local.id as number });
+    return guest ? ({ ...local, ...changes, id: local.id } as Searchable) : undefined;
   }
 
   /** Per owned table, the ids of children of parents whose file version won, that the file does not list. */

@@ -132,6 +132,8 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
   it('leaves nothing of a merge that fails at its last change: every applied change is undone', async () => {
     const before = await lastNames();
     const [{ n: guestsBefore }] = await server.db('guests').count({ n: '*' });
+    const searchAfter = () => server.get(`/events/${eventId}/guests?search=After&page_size=5`);
+    const foundBefore = (await searchAfter()).body.count;
     // The database refuses the file's last change only when it is written, after every change
     // before it was applied in turns (as a full disk or a lost connection would).
     const last = `Failed ${CHANGED_GUESTS - 1}`;
@@ -149,6 +151,8 @@ describe('the door beside large merges, duplicates and door imports (issue 35)',
     assert.equal(Number(guestsAfter), Number(guestsBefore));
     const found = await server.get(`/events/${eventId}/guests?search=Failed&page_size=5`);
     assert.equal(found.body.count, 0);
+    // The undone guests' terms are filed again: the search finds them by their names as before.
+    assert.equal((await searchAfter()).body.count, foundBefore);
     assert.equal(Number((await server.db('merge_journal').count({ n: '*' }))[0].n), 0);
     assert.equal((await server.db('events').whereNotNull('importing_since')).length, 0);
   });
@@ -260,10 +264,15 @@ describe('a merge whose process is killed midway (issue 35)', () => {
     const undone = async () => (await db('events').whereNotNull('importing_since')).length === 0 && Number((await db('merge_journal').count({ n: '*' }))[0].n) === 0;
     await eventually('the killed merge undone', async () => ((await undone()) ? true : undefined), 60_000);
     assert.deepEqual(await db('guests').orderBy('id').select('id', 'last_name', 'modified'), before);
+    const headers = { authorization: `Token ${await signIn(server.baseUrl)}` };
+    const searched = async (word: string) => (await (await fetch(`${server!.baseUrl}/events/${eventId}/guests?search=${word}&page_size=1`, { headers })).json()).count;
+    // The search finds the guests by their names before the merge, not by the merge's.
+    assert.deepEqual([await searched('Before'), await searched('After')], [GUESTS, 0]);
 
-    const again = await fetch(`${server.baseUrl}/events/import`, { method: 'POST', headers: { ...GZIP, authorization: `Token ${await signIn(server.baseUrl)}` }, body: new Uint8Array(file) });
+    const again = await fetch(`${server.baseUrl}/events/import`, { method: 'POST', headers: { ...GZIP, ...headers }, body: new Uint8Array(file) });
     assert.equal(again.status, 200, await again.text());
     const [{ n }] = await db('guests').where('last_name', 'like', 'After %').count({ n: '*' });
     assert.equal(Number(n), GUESTS);
+    assert.deepEqual([await searched('Before'), await searched('After')], [0, GUESTS]);
   });
 });
