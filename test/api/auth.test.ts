@@ -5,6 +5,23 @@ import { MSG } from '../../core/messages';
 import { createApiKey, createGroup } from '../helpers/fixtures';
 import { ADMIN, TestServer } from '../helpers/server';
 
+/** The administrator's password as stored at a given scrypt cost (as an older Doorlist stored it). */
+function storedAtCost(N: number): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(ADMIN.password, salt, 64, { N, r: 8, p: 1 });
+  return ['scrypt', N, 8, 1, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+/**
+ * A server whose administrator's password is stored at a small cost: each wrong guess checked
+ * against it costs about 1 ms instead of today's 60, and the limit counts guesses whatever they cost.
+ */
+async function serverForGuesses(overrides: Parameters<typeof TestServer.start>[0] = {}): Promise<TestServer> {
+  const server = await TestServer.start(overrides);
+  await server.db('users').where({ username: ADMIN.username }).update({ password_hash: storedAtCost(1024) });
+  return server;
+}
+
 describe('POST /apps/api/auth', () => {
   let server: TestServer;
   before(async () => {
@@ -44,9 +61,7 @@ describe('POST /apps/api/auth', () => {
   });
 
   it("stores a password hashed at an older cost again at today's at sign-in; its tokens keep working", async () => {
-    const salt = randomBytes(16);
-    const hash = scryptSync(ADMIN.password, salt, 64, { N: 16384, r: 8, p: 1 });
-    const older = ['scrypt', 16384, 8, 1, salt.toString('base64'), hash.toString('base64')].join('$');
+    const older = storedAtCost(16384);
     await server.db('users').where({ username: ADMIN.username }).update({ password_hash: older });
     const before = await server.db('users').where({ username: ADMIN.username }).first('modified');
     const res = await server.post('/apps/api/auth', ADMIN, { token: null });
@@ -90,7 +105,7 @@ describe('Authorization header', () => {
 describe('POST /apps/api/auth rate limit', () => {
   let server: TestServer;
   before(async () => {
-    server = await TestServer.start();
+    server = await serverForGuesses();
   });
   after(() => server.stop());
 
@@ -198,7 +213,7 @@ describe('the login limit behind a reverse proxy', () => {
   };
 
   it('with DOORLIST_TRUST_PROXY counts each forwarded client apart, so one client cannot lock out the rest', async () => {
-    const server = await TestServer.start({ trustProxy: 'loopback' });
+    const server = await serverForGuesses({ trustProxy: 'loopback' });
     try {
       assert.equal(await failTwentyFive(server, () => '203.0.113.5'), 429);
       const other = await server.post('/apps/api/auth', ADMIN, { token: null, headers: { 'x-forwarded-for': '203.0.113.6' } });
@@ -209,7 +224,7 @@ describe('the login limit behind a reverse proxy', () => {
   });
 
   it('without it ignores the header, so a client cannot dodge the limit by sending another address each time', async () => {
-    const server = await TestServer.start();
+    const server = await serverForGuesses();
     try {
       assert.equal(await failTwentyFive(server, (i) => `203.0.113.${i}`), 429);
     } finally {
