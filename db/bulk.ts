@@ -16,7 +16,8 @@ const isSqlite = (db: Conn) => dialectOf(db).name === 'sqlite';
 // while the door's scans go on, so each stays short).
 const JSON_ROWS = 50000;
 const PG_JSON_ROWS = 5000;
-const IN_LIST = 500;
+/** Values in one `in (...)` list. */
+export const IN_LIST = 500;
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Conn } from './knex';
-import { chunks, insertTuples } from './bulk';
+import { chunks, insertTuples, IN_LIST } from './bulk';
 import { dialectOf } from './dialect';
 import type { BatchTerms } from './search-terms';
 
@@ -99,7 +99,7 @@ export async function filePreparedSearchTerms(trx: Conn, prepared: PreparedSearc
 
 /** Forgets guests' terms (before they are filed again): a statement for a few hundred guests. */
 export async function forgetSearchTerms(trx: Conn, guestIds: readonly number[]): Promise<void> {
-  for (const part of chunks(guestIds, 500)) {
+  for (const part of chunks(guestIds, IN_LIST)) {
     if (isSqlite(trx)) await trx('guest_search').whereIn('rowid', part).delete();
     else await trx('guest_search_terms').whereIn('guest_id', part).delete();
   }

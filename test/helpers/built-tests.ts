@@ -14,7 +14,7 @@ import { buildSync } from 'esbuild';
  * bundled file find the built renderer (out/renderer) and the badge worker built beside the tests.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
-export const TESTS_OUT = path.join('out', 'test-api');
+const TESTS_OUT = path.join('out', 'test-api');
 
 /** Compiles the given test/api files (all of them when none is named); returns the files to run. */
 export function buildApiTests(files: string[]): string[] {
