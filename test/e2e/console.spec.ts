@@ -33,6 +33,8 @@ test.afterEach(async () => {
 });
 
 test('from an empty database: administrator, event set up on screen, 300-row CSV, a scan, and a door user who cannot set up', async ({ page }) => {
+  // The longest walk of the suite (25-50 s on a loaded 2-core machine): three times the timeout.
+  test.slow();
   const console_ = new ConsolePage(page);
   await page.goto(server.url);
   await console_.createAdministrator(ADMIN.username, ADMIN.password);
