@@ -30,8 +30,24 @@ function badgeAnswer(page: Page, guestId: number) {
   return page.waitForResponse((res) => res.url().includes(`/events/${seed.eventId}/guests/${guestId}/badge.pdf`));
 }
 
+/**
+ * Counts print() calls in every frame of the page, the badge frames included, in place of the
+ * browser's own: headless Chromium has no print dialog to hold print() open, so two copies'
+ * frames would print at once in one renderer, which now and then crashes it.
+ */
+async function countPrints(page: Page): Promise<() => Promise<number>> {
+  await page.addInitScript(() => {
+    window.print = () => {
+      const top = window.top as unknown as { __prints?: number };
+      top.__prints = (top.__prints ?? 0) + 1;
+    };
+  });
+  return () => page.evaluate(() => (window as unknown as { __prints?: number }).__prints ?? 0);
+}
+
 test.describe('badges at the door', () => {
   test('green answer -> Print badge: the PDF of that guest is fetched, opened for printing, and the print recorded', async ({ page }) => {
+    const prints = await countPrints(page);
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
     const grace = seed.guests.grace;
@@ -50,9 +66,11 @@ test.describe('badges at the door', () => {
     await expect(page.getByTestId('badge-print-frame')).toHaveAttribute('src', /^blob:/);
     await expect(page.getByTestId('notice')).toHaveText('Badge for Grace Hopper sent to the printer.');
     await expect.poll(async () => (await printsOf(grace.id)).map((p) => p.station)).toEqual(['Front door']);
+    expect(await prints()).toBe(1);
   });
 
   test('search results offer Print badge for each guest', async ({ page }) => {
+    const prints = await countPrints(page);
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
     await page.keyboard.press('F2');
@@ -64,9 +82,11 @@ test.describe('badges at the door', () => {
     await print.click();
     expect((await answer).status()).toBe(200);
     await expect.poll(async () => (await printsOf(seed.guests.donald.id)).length).toBe(1);
+    await expect.poll(prints).toBe(1);
   });
 
   test('"print on check-in" (and twice) prints without a click', async ({ page }) => {
+    const prints = await countPrints(page);
     const door = new DoorPage(page);
     await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
     await page.getByTestId('station').click();
@@ -83,6 +103,7 @@ test.describe('badges at the door', () => {
     expect((await answer).status()).toBe(200);
     await expect.poll(async () => (await printsOf(edsger.id)).length).toBe(2);
     await expect(page.getByTestId('notice')).toHaveText('2 badges for Edsger Dijkstra sent to the printer.');
+    expect(await prints()).toBe(2);
   });
 });
 
