@@ -93,6 +93,11 @@ describe('npm run doorlist -- export / import (the command line)', () => {
   });
 
   it('exports with --since only what changed, and says so', async () => {
+    // What the tests before wrote changed an hour ago, so it falls before `since` (whole seconds)
+    // however fast they ran.
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await laptop1.db('guests').where({ event_id: eventId }).update({ modified: anHourAgo });
+    await laptop1.db('checkins').where({ event_id: eventId }).update({ modified: anHourAgo });
     const since = new Date(Date.now() - 1000).toISOString().slice(0, 19);
     assert.equal((await scan(laptop1, eventId, { barcode: 'CLI-2', station: 'South' })).status, 201);
     const delta = path.join(laptop1.dir, 'delta.doorlist.gz');
