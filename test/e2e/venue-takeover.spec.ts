@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { MSG } from '../../core/messages';
 import { panelScreenshot } from './pages/console-page';
+import { gotoThroughNetworkChanges } from './pages/browser-data';
 import { seedEvent } from './seed';
 import { lanImpossible } from '../helpers/netns';
 import { LanLaptop, makeBridgeLan, removeBridgeLan, type LanMember } from '../helpers/lan-laptop';
@@ -47,22 +48,6 @@ async function followedEvent(title: string): Promise<Record<Name, number>> {
       .toEqual([`${A.apiBase} ${A.fingerprint}`, `${other.apiBase} ${A.fingerprint}`].sort());
   }
   return ids;
-}
-
-/**
- * page.goto that tries again while Chromium answers ERR_NETWORK_CHANGED: the other worker's LAN
- * test adds and removes a bridge address on this machine, and Chromium drops the navigation
- * under way when the machine's addresses change (a CI run of 5892b1a). Anything else fails.
- */
-async function gotoThroughNetworkChanges(page: Page, url: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await page.goto(url);
-      return;
-    } catch (err) {
-      if (attempt >= 5 || !String(err).includes('ERR_NETWORK_CHANGED')) throw err;
-    }
-  }
 }
 
 /** The console's page of the event's file and sync panel, on `laptop`, signed in as its administrator. */

@@ -18,11 +18,27 @@ export interface BrowserData {
  * asking the server just before a reload cut those requests off.
  */
 export async function openWithStorage(page: Page, baseUrl: string, path: string, stored: Record<string, string>): Promise<void> {
-  await page.goto(`${baseUrl}/api/v1/setup`);
+  await gotoThroughNetworkChanges(page, `${baseUrl}/api/v1/setup`);
   await page.evaluate((entries) => {
     for (const [key, value] of Object.entries(entries)) localStorage.setItem(key, value);
   }, stored);
-  await page.goto(`${baseUrl}${path}`);
+  await gotoThroughNetworkChanges(page, `${baseUrl}${path}`);
+}
+
+/**
+ * page.goto that tries again while Chromium answers ERR_NETWORK_CHANGED: the other worker's LAN
+ * test adds and removes a bridge address on this machine, and Chromium drops the navigation
+ * under way when the machine's addresses change (a CI run of 5892b1a). Anything else fails.
+ */
+export async function gotoThroughNetworkChanges(page: Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes('ERR_NETWORK_CHANGED')) throw err;
+    }
+  }
 }
 
 export function browserData(page: Page): Promise<BrowserData> {
