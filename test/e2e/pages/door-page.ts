@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Page, type Response } from '@playwright/test';
+import { expect, type Page, type Request, type Response, type Route } from '@playwright/test';
 import { REPEAT_GUARD_MS } from '../../../renderer/src/door/repeat-guard';
 import { openWithStorage } from './browser-data';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
 const DOCS = path.resolve(__dirname, '..', '..', '..', 'docs', 'door-screen');
+/** The counters' poll: the door's GET of its event's stats. */
+const STATS_POLL = /\/events\/\d+\/stats(\?|$)/;
 
 /** The door screen in door mode, as a door person uses it. */
 export class DoorPage {
@@ -109,19 +111,39 @@ export class DoorPage {
   }
 
   /**
-   * Resolves once the screen has had `n` more answers to its counters' poll (every 2 s, each
-   * after flushing its queue): what "nothing more happens" waits on, in cycles, not seconds.
+   * Resolves once `n` polls of the counters sent after this call (every 2 s, each after flushing
+   * its queue) have been answered: what "nothing more happens" and "the next poll shows it" wait
+   * on, in cycles, not seconds. A poll already on its way when called does not count: its figures
+   * may predate what the test just did.
    */
   async afterPolls(n: number): Promise<void> {
+    const sent = new Set<Request>();
     let seen = 0;
-    const count = (r: Response) => {
-      if (r.request().method() === 'GET' && /\/events\/\d+\/stats(\?|$)/.test(r.url())) seen += 1;
-    };
+    const isPoll = (r: Request) => r.method() === 'GET' && STATS_POLL.test(r.url());
+    const track = (r: Request) => void (isPoll(r) && sent.add(r));
+    const count = (r: Response) => void (sent.has(r.request()) && (seen += 1));
+    this.page.on('request', track);
     this.page.on('response', count);
     try {
       await expect.poll(() => seen, { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
     } finally {
+      this.page.off('request', track);
       this.page.off('response', count);
+    }
+  }
+
+  /**
+   * Runs `check` while every poll of the counters is answered with `figures` (the server's stats
+   * from before a scan): what the counters show meanwhile is the station's own count, not a
+   * fresher answer of the server's, whatever the machine's speed.
+   */
+  async withCountersAnswered(figures: unknown, check: () => Promise<void>): Promise<void> {
+    const answer = (route: Route) => route.fulfill({ json: figures });
+    await this.page.route(STATS_POLL, answer);
+    try {
+      await check();
+    } finally {
+      await this.page.unroute(STATS_POLL, answer);
     }
   }
 
