@@ -100,11 +100,11 @@ test('a door key sees the link to the central: synced, offline with what waits, 
   await expect(door.syncDoubles()).toHaveCount(0);
   await door.scan(seed.guests.grace.barcode);
   await door.expectResult('checked_in', 'Grace Hopper');
-  await expect.poll(async () => (await checkinsOf(central, seed.eventId, seed.guests.grace.id)).length, { timeout: 5000 }).toBe(1);
+  await expect.poll(async () => (await checkinsOf(central, seed.eventId, seed.guests.grace.id)).length, { timeout: 15_000 }).toBe(1);
   await screenshot(page, 'door-sync-synced');
   // A push prepared around the scan sends it yet counts it as waiting until the next push has
   // gone (docs/sync.md, "What staff see"): the central stops only once nothing waits.
-  await expect.poll(async () => (await laptop.must<{ pending: number }>(200, 'GET', `/events/${eventId}/sync`)).pending, { timeout: 5000 }).toBe(0);
+  await expect.poll(async () => (await laptop.must<{ pending: number }>(200, 'GET', `/events/${eventId}/sync`)).pending, { timeout: 15_000 }).toBe(0);
 
   // The central server stops: the door keeps answering from this laptop and says what waits.
   await central.stop();
@@ -112,7 +112,7 @@ test('a door key sees the link to the central: synced, offline with what waits, 
   await door.scan(seed.guests.ada.barcode);
   await door.expectResult('checked_in', 'Ada Lovelace');
   await expect(door.connection()).toHaveText('Online');
-  await expect(door.syncState()).toContainText('Sync offline — 1 waiting', { timeout: 7000 });
+  await expect(door.syncState()).toContainText('Sync offline — 1 waiting', { timeout: 10_000 });
   await expect(door.syncState()).toHaveAttribute('title', /Keep scanning/);
   await screenshot(page, 'door-sync-offline');
   // A phone's top bar keeps the count in view, where the sentence would be cut.
@@ -129,7 +129,7 @@ test('a door key sees the link to the central: synced, offline with what waits, 
   link.cut = false;
   await expect(door.syncState()).toContainText(/^Synced \d+ s ago/, { timeout: 10_000 });
   await expect(door.syncDoubles()).toContainText('1 let in twice', { timeout: 10_000 });
-  await expect.poll(async () => (await checkinsOf(central, seed.eventId, seed.guests.ada.id)).length, { timeout: 5000 }).toBe(2);
+  await expect.poll(async () => (await checkinsOf(central, seed.eventId, seed.guests.ada.id)).length, { timeout: 15_000 }).toBe(2);
   expect(await checkinsOf(laptop, eventId)).toHaveLength(3);
   await door.syncDoubles().click();
   const list = page.getByRole('dialog', { name: 'Let in at two doors' });

@@ -149,7 +149,7 @@ test('after an undo, the next scan leaves the counter where the server is', asyn
   await expect(async () => {
     const figures = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
     expect(await door.count('checked-in')).toBe(figures.checked_in);
-  }).toPass({ timeout: 8000 });
+  }).toPass({ timeout: 15_000 });
   await door.afterPolls(2); // two more polls: a change counted twice would show by now
   await expect(door.checkedIn()).toHaveText(String(before + 1));
 });

@@ -204,7 +204,7 @@ test.describe('door mode', () => {
     // The server keeps a copy of the stats for two seconds, so the chart may be one refresh behind.
     const checkins = (await checkinsOf(server, seed.eventId)).filter((c) => c.direction === 'in').length;
     await expect
-      .poll(() => bars.evaluateAll((rects) => rects.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0)), { timeout: 7000 })
+      .poll(() => bars.evaluateAll((rects) => rects.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0)), { timeout: 15_000 })
       .toBe(checkins);
   });
 
