@@ -248,6 +248,10 @@ describe('A follower whose upstream is silent asks the venue, pinned to the fing
   it('follows nobody whose fingerprint does not match what it learned, then the laptop that took over once it does', async () => {
     const learned = (await laptop.db('venue_members').where({ event_id: ids.laptop }).first()).fingerprint;
     await laptop.db('venue_members').where({ event_id: ids.laptop }).update({ fingerprint: 'ef'.repeat(32) });
+    // A cycle already asking the venue read the learned fingerprint before the change, and would
+    // meet the takeover with it: the takeover waits until that cycle (one at a time per sync) has ended.
+    const ended = laptop.running.follower.cyclesEnded;
+    await eventually('a cycle begun before the change ending', () => (laptop.running.follower.cyclesEnded > ended ? true : undefined));
     assert.deepEqual((await other.post(`/events/${ids.other}/sync/takeover`)).body, { epoch: 2 });
     const ticks = laptop.running.follower.ticks;
     await eventually('several ticks asking the venue', () => (laptop.running.follower.ticks > ticks + 10 ? true : undefined));
