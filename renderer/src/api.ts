@@ -60,7 +60,14 @@ export async function apiRequest<T = any>(token: string | null, method: string, 
     throw new OfflineError();
   }
   if (res.status >= 500) throw new OfflineError(`The server answered ${res.status}.`);
-  const text = await res.text().catch(() => '');
+  let text: string;
+  try {
+    text = await res.text();
+  } catch {
+    // The answer was cut off after its status (the timeout, or the network): never taken for an
+    // empty answer, which a scan would show as refused although the server may have admitted it.
+    throw new OfflineError();
+  }
   let parsed: unknown = text;
   if (text && (res.headers.get('content-type') ?? '').includes('json')) {
     try {
