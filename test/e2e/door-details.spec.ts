@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
-import { seedEvent, type Seed } from './seed';
+import { seedEvent, statsOf, type Seed } from './seed';
 
 /**
  * Issue 38's smaller door findings, each as a tester saw it: check-out mode shows no answer
@@ -155,7 +155,7 @@ test('after a double admission a phone counts what the server counts, at once an
   await page.setViewportSize(PHONE);
   const door = await openDoor(page);
   await door.copyHolds(12);
-  const serverCount = async () => (await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`)).checked_in;
+  const serverCount = async () => (await statsOf(server, seed.eventId)).checked_in;
   await expect.poll(async () => (await door.count('checked-in')) === (await serverCount())).toBe(true);
 
   // The phone loses the network; meanwhile another station lets Katherine in.

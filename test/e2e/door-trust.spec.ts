@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import config from './playwright.config';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
-import { checkinsOf, seedEvent, type Seed } from './seed';
+import { checkinsOf, seedEvent, statsOf, type Seed } from './seed';
 import { ServeProcess } from './serve-process';
 
 // Issue 14: the door never misleads. One test per numbered problem of the issue.
@@ -264,7 +264,7 @@ test('7. counters move at once with a scan here and at the next poll with anothe
   const session = await server.must<{ id: number }>(200, 'POST', `/events/${seed.eventId}/sessions`, { name: 'Keynote', starts: '2026-12-01T17:00', ends: '2026-12-01T18:00' });
   const door = await openDoor(page);
   await door.count('checked-in');
-  const figures = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  const figures = await statsOf(server, seed.eventId);
   const before = figures.checked_in;
   // A scan here counts before any poll answers (every poll answered with the figures from before it).
   await door.withCountersAnswered(figures, async () => {
@@ -298,7 +298,7 @@ test('7. counters move at once with a scan here and at the next poll with anothe
   await expect(picker).not.toContainText('5:00 PM');
   await expect(picker.getByTestId('session-zone')).toHaveText('Times in GMT+1');
   await picker.getByRole('button', { name: /^Keynote/ }).click();
-  const beforeFrances = await server.must(200, 'GET', `/events/${seed.eventId}/stats`);
+  const beforeFrances = await statsOf(server, seed.eventId);
   await door.withCountersAnswered(beforeFrances, async () => {
     await door.scan(seed.guests.frances.barcode);
     await door.expectResult('checked_in', 'In: Keynote', 'Frances Allen');

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
-import { checkinsOf, seedEvent, type Seed } from './seed';
+import { checkinsOf, seedEvent, statsOf, type Seed } from './seed';
 
 /**
  * Issue 38 at the door: answers of questions shown at the door on green, amber and attention,
@@ -143,11 +143,11 @@ test('after an undo, the next scan leaves the counter where the server is', asyn
   await door.scan(seed.guests.john.barcode);
   await door.expectResult('checked_in', 'John');
   await expect(door.checkedIn()).toHaveText(String(before + 1));
-  const server_ = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  const server_ = await statsOf(server, seed.eventId);
   expect(server_.checked_in).toBe(before + 1);
   // Over the next polls (every 2 s) the figure stays the server's.
   await expect(async () => {
-    const figures = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+    const figures = await statsOf(server, seed.eventId);
     expect(await door.count('checked-in')).toBe(figures.checked_in);
   }).toPass({ timeout: 15_000 });
   await door.afterPolls(2); // two more polls: a change counted twice would show by now

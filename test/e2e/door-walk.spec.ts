@@ -2,7 +2,7 @@ import { expect, test, type Request, type Route } from '@playwright/test';
 import { ADMIN, DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { SignInPage } from './pages/sign-in-page';
-import { checkinsOf, guestCounts, seedEvent, type Seed } from './seed';
+import { checkinsOf, guestCounts, seedEvent, statsOf, type Seed } from './seed';
 
 // What a door person meets in a long shift: a fast queue, a slow network, Caps Lock, long
 // names, and a reload while scans are waiting to be sent.
@@ -225,7 +225,7 @@ test('the counters show a scan of this station at once, and keep it while the se
   const door = new DoorPage(page);
   await door.open(server.url, server.adminToken, { id: seed.eventId, name: seed.eventName });
   await door.count('checked-in');
-  const before = await server.must<{ checked_in: number }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  const before = await statsOf(server, seed.eventId);
   // Every poll answered with the figures from before the scan: the count can only be the station's own.
   await door.withCountersAnswered(before, async () => {
     await door.scan(seed.guests.frances.barcode);

@@ -201,7 +201,7 @@ test.describe('door mode', () => {
     await door.expectResult('checked_in', 'Barbara Liskov');
     const bars = page.locator('.chart rect.bar');
     await expect(bars.first()).toBeVisible();
-    // The server keeps a copy of the stats for two seconds, so the chart may be one refresh behind.
+    // The bars are the polled figures with this station's own scan counted in: waited for until drawn.
     const checkins = (await checkinsOf(server, seed.eventId)).filter((c) => c.direction === 'in').length;
     await expect
       .poll(() => bars.evaluateAll((rects) => rects.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0)), { timeout: 15_000 })

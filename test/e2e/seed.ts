@@ -1,3 +1,4 @@
+import type { EventStats } from '../../renderer/src/stats';
 import type { DoorServer } from './door-server';
 
 /** Any server the tests drive through the API: in-process, or `npm run serve` in its own process. */
@@ -68,6 +69,11 @@ export async function seedEvent(server: ApiServer, eventName = 'Launch Night'): 
   return { groupId: group.id, eventId: event.id, eventName, types: { general: general.id, vip: vip.id }, guests };
 }
 
+/** The event's figures as the door screen's counters poll them (GET /events/:id/stats). */
+export function statsOf(server: ApiServer, eventId: number): Promise<EventStats> {
+  return server.must<EventStats>(200, 'GET', `/events/${eventId}/stats`);
+}
+
 /** Accepted check-ins of the event (undone ones excluded), counted through the API. */
 export async function checkinsOf(server: ApiServer, eventId: number, guestId?: number): Promise<any[]> {
   const body = await server.must<{ results: any[] }>(200, 'GET', `/events/${eventId}/checkins?page_size=1000${guestId ? `&guest_id=${guestId}` : ''}`);
@@ -75,8 +81,8 @@ export async function checkinsOf(server: ApiServer, eventId: number, guestId?: n
 }
 
 /**
- * The event's guests and those inside now, read from the guest list. The door screen's
- * counters come from the stats, which the server may answer from a copy up to two seconds old.
+ * The event's guests and those inside now, read from the guest list: a second source beside the
+ * stats the door screen's counters come from.
  */
 export async function guestCounts(server: DoorServer, eventId: number): Promise<{ total: number; checkedIn: number }> {
   const body = await server.must<{ results: { checked_in: boolean }[] }>(200, 'GET', `/events/${eventId}/guests?page_size=1000`);

@@ -1,7 +1,7 @@
 import { expect, test, type Locator } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
-import { checkinsOf, seedEvent, type Seed } from './seed';
+import { checkinsOf, seedEvent, statsOf, type Seed } from './seed';
 
 let server: DoorServer;
 let seed: Seed;
@@ -110,6 +110,6 @@ test('a session door without access control: the counter turns red at capacity, 
   await counter.scrollIntoViewIfNeeded();
   await expect(counter).toBeInViewport();
   await door.screenshotForDocs('57-session-full-counter-phone');
-  const stats = await server.must<{ sessions: { id: number; checked_in: number }[] }>(200, 'GET', `/events/${seed.eventId}/stats`);
+  const stats = await statsOf(server, seed.eventId);
   expect(stats.sessions.find((s) => s.id === tasting)?.checked_in).toBe(3);
 });
