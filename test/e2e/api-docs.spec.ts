@@ -1,8 +1,6 @@
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { CONSOLE_PICTURES, picture } from './screenshots';
 import { ServeProcess } from './serve-process';
-
-const SCREENSHOT = path.join(__dirname, '..', '..', 'docs', 'screenshots', 'api-reference.png');
 
 let server: ServeProcess;
 
@@ -28,7 +26,7 @@ test('the API reference renders from this server alone, with no network beyond i
   await expect(page.getByRole('heading', { name: /Doorlist event-management API/ })).toBeVisible({ timeout: 60_000 });
   const scan = page.locator('.opblock-post').filter({ hasText: '/events/{event_id}/checkins' }).first();
   await expect(scan).toBeVisible();
-  await page.screenshot({ path: SCREENSHOT });
+  await picture(page, CONSOLE_PICTURES, 'api-reference');
   // A route opened: its declared answers, down to the fields of the scan's guest.
   await scan.locator('.opblock-summary-control').click();
   await expect(scan.getByText(/registration_type_attention/).first()).toBeVisible();

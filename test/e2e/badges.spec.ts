@@ -6,6 +6,7 @@ import { PNG } from 'pngjs';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { openWithStorage } from './pages/browser-data';
+import { keepPicture } from './screenshots';
 import { seedEvent, type Seed } from './seed';
 
 let server: DoorServer;
@@ -216,20 +217,20 @@ test.describe('badges as printed, for docs/badges.md', () => {
     ];
     const long = await guest(speaker, 'Maximiliane-Alexandra', 'Lefèvre-Dubois', 'Analytical Engines Ltd', 5);
     const dir = fs.mkdtempSync(path.join(server.dir, 'badge-pictures-'));
-    fs.mkdirSync(DOCS, { recursive: true });
     for (const size of ['A6', '62x100mm', '4x3in']) {
       await server.must(200, 'PUT', `/events/${eventId}/badge_layout`, { size });
       const overview = await badgesPdf(eventId, four, path.join(dir, `badges-${size}.pdf`));
       const text = execFileSync('pdftotext', [overview, '-'], { encoding: 'utf8' });
       for (const name of ['Ada', 'Lovelace', 'Maximilian-Alexander', 'Ευρωπαϊκή Εταιρεία', '王', '小明']) expect(text).toContain(name);
-      fs.writeFileSync(path.join(DOCS, `badges-${size}.png`), PNG.sync.write(sideBySide(pages(overview, 4, 72))));
+      const row = sideBySide(pages(overview, 4, 72));
+      keepPicture(DOCS, `badges-${size}`, PNG.sync.write(row));
 
       const alone = await badgesPdf(eventId, [long], path.join(dir, `long-name-${size}.pdf`));
       const lines = execFileSync('pdftotext', [alone, '-'], { encoding: 'utf8' }).split('\n').map((l) => l.trim());
       expect(lines).toContain('Maximiliane-Alexandra');
       expect(lines).toContain('Lefèvre-Dubois');
       const [page] = pages(alone, 1, 110);
-      fs.writeFileSync(path.join(DOCS, `long-name-${size}.png`), PNG.sync.write(page));
+      keepPicture(DOCS, `long-name-${size}`, PNG.sync.write(page));
     }
   });
 });

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DoorServer } from './door-server';
-import { CONSOLE_SCREENSHOTS } from './pages/console-page';
+import { CONSOLE_PICTURES, wideAndPhone } from './screenshots';
 
 // The browser's own clock is Tokyo's and the event is in California: every time on screen must
 // read the event's, labelled, and none the browser's or GMT.
@@ -21,14 +19,11 @@ let guests: { id: number; first_name: string; last_name: string; barcode: string
 
 /** 1280x800 and a 375x667 phone (scrolled to the section, below the console's menu), for docs/console-and-door.md. */
 async function screenshots(page: Page, name: string) {
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}.png`) });
-  await page.setViewportSize({ width: 375, height: 667 });
-  await page.locator('.console-section').first().evaluate((el) => el.scrollIntoView());
-  await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-phone.png`) });
+  await wideAndPhone(page, CONSOLE_PICTURES, name, {
+    phone: { width: 375, height: 667 },
+    onPhone: () => page.locator('.console-section').first().evaluate((el) => el.scrollIntoView()),
+  });
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 /** Scan as a door station would (UTC scanned_at, a station name). */

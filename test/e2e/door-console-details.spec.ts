@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
 import { openWithStorage } from './pages/browser-data';
+import { picture, RESULT_PICTURES } from './screenshots';
 import { checkinsOf, seedEvent, type Seed } from './seed';
 
 /**
@@ -104,5 +105,5 @@ test('the console: a skip link is the first Tab stop, and a phone shows the page
   await expect(section).toBeVisible();
   const top = (await section.boundingBox())!.y;
   expect(top, 'the menus and the event head before the page, in px').toBeLessThan(300);
-  await page.screenshot({ path: 'test-results/door-screens/87-console-phone-header.png' });
+  await picture(page, RESULT_PICTURES, '87-console-phone-header');
 });

@@ -1,13 +1,9 @@
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DoorServer } from './door-server';
 import { DoorPage } from './pages/door-page';
-import { CONSOLE_SCREENSHOTS } from './pages/console-page';
+import { CONSOLE_PICTURES, PHONE, wideAndPhone } from './screenshots';
 import { checkinsOf, seedEvent, type Seed } from './seed';
-
-const PHONE = { width: 390, height: 844 };
 
 /**
  * The laptop reaches the central server through this: `cut` refuses and drops every
@@ -54,14 +50,7 @@ class Link {
 }
 
 /** What door staff see, wide and on a phone, kept for docs/sync.md. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  const size = page.viewportSize();
-  await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}.png`), animations: 'disabled' });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-phone.png`), animations: 'disabled' });
-  if (size) await page.setViewportSize(size);
-}
+const screenshot = (page: Page, name: string) => wideAndPhone(page, CONSOLE_PICTURES, name);
 
 let central: DoorServer;
 let laptop: DoorServer;

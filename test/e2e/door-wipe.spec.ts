@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { EVENT_POINTER, STATION_SETTINGS } from '../../renderer/src/device-data';
 import { ADMIN, DoorServer } from './door-server';
@@ -13,7 +11,6 @@ import { checkinsOf, seedEvent, type Seed } from './seed';
 // meets a 401 or changes event, and the counters after a reload while the server is down.
 
 const QUEUE = 'doorlist/queued_scans';
-const DOCS = path.resolve(__dirname, '..', '..', 'docs', 'door-screen');
 
 let server: DoorServer;
 let seed: Seed;
@@ -112,7 +109,7 @@ test('signing out with scans the server has not had: kept while the user stays, 
   const dialog = page.getByRole('dialog', { name: 'Sign out' });
   await expect(dialog.getByTestId('sign-out-unsent')).toHaveText('1 scan has not reached the server. Sign out anyway and discard it?');
   await expect(dialog.getByRole('button', { name: 'Stay signed in' })).toBeFocused();
-  await saveForDocs(door, '90-sign-out-unsent');
+  await door.screenshotForDocs('90-sign-out-unsent');
   await dialog.getByRole('button', { name: 'Stay signed in' }).click();
   await expect(dialog).toBeHidden();
   await expect(door.pending()).toHaveText('1 queued');
@@ -157,7 +154,7 @@ test('a revoked key\'s 401 wipes the copy at once and keeps only the scan the se
   // The next poll hands the queue over, meets the 401 and the station is signed out.
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible({ timeout: 15_000 });
   await expect(page.getByTestId('unsent-scans')).toContainText('1 scan made on this device has not reached the server. Sign in again to hand it over.');
-  await saveForDocs(door, '92-sign-in-unsent');
+  await door.screenshotForDocs('92-sign-in-unsent');
   const after = await dataAfterWipe(page, [QUEUE]);
   expectOnlySettings(after, [EVENT_POINTER]);
   const queued = after.stores[QUEUE] as { code: string; eventId: number }[];
@@ -222,12 +219,12 @@ test('reloaded while the server is down, the door shows its last known counts pl
   await expect(page.getByTestId('counts-as-of')).toHaveText(/^last known \d{1,2}:\d\d .+ · \+ 2 queued$/);
   await expect(page.getByTestId('mini-count')).toHaveText(`≈ ${known + 2} / 11 in`);
   await expect(page.getByTestId('type-' + other.types.vip)).toContainText(/^VIP/);
-  await saveForDocs(door, '91-offline-reload-counts');
+  await door.screenshotForDocs('91-offline-reload-counts');
   await page.setViewportSize({ width: 375, height: 667 });
   await expect(page.getByTestId('mini-count')).toHaveText(`≈ ${known + 2} / 11 in`);
-  await saveForDocs(door, '91-offline-reload-counts-phone');
+  await door.screenshotForDocs('91-offline-reload-counts-phone');
   await page.getByTestId('event-counter').scrollIntoViewIfNeeded();
-  await saveForDocs(door, '91-offline-reload-counts-phone-counter');
+  await door.screenshotForDocs('91-offline-reload-counts-phone-counter');
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // The server back: the queue goes, and the figures are live and unmarked again.
@@ -256,16 +253,10 @@ test.describe('on a phone', () => {
     await expect(dialog.getByTestId('sign-out-unsent')).toHaveText('2 scans have not reached the server. Sign out anyway and discard them?');
     await expect(dialog.getByRole('button', { name: 'Discard 2 scans and sign out' })).toBeInViewport();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    await saveForDocs(door, '90-sign-out-unsent-phone');
+    await door.screenshotForDocs('90-sign-out-unsent-phone');
     await dialog.getByRole('button', { name: 'Stay signed in' }).click();
     await reachable(page);
     await expect(door.pending()).toBeHidden({ timeout: 15_000 });
   });
 });
 
-/** A screenshot for the test results, and the same picture for docs/door-screen/. */
-async function saveForDocs(door: DoorPage, name: string): Promise<void> {
-  await door.screenshot(name);
-  fs.mkdirSync(DOCS, { recursive: true });
-  await door.page.screenshot({ path: path.join(DOCS, `${name}.png`), animations: 'disabled' });
-}

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { expectedLines, shownLines } from './pages/fingerprint-lines';
 import { DoorServer } from './door-server';
-import { panelScreenshot } from './pages/console-page';
+import { CONSOLE_PICTURES, wideAndPhone } from './screenshots';
 import { openWithStorage } from './pages/browser-data';
 import { seedEvent, type Seed } from './seed';
 
@@ -51,7 +51,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
   await page.setViewportSize({ width: 375, height: 667 });
   expect(await shownLines(panel.getByTestId('offered-fingerprint'))).toEqual(expectedLines(fingerprint));
-  await panelScreenshot(page, panel, 'console-follow-compare');
+  await wideAndPhone(page, CONSOLE_PICTURES, 'console-follow-compare', { show: panel });
   await panel.getByRole('button', { name: 'They are the same' }).click();
 
   await expect(panel).toHaveAttribute('data-step', 'pick');
@@ -59,7 +59,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   await expect(events.getByRole('radio')).toHaveCount(2);
   await expect(events).toContainText('Harbour Lights');
   await expect(events).toContainText('Winter Market');
-  await panelScreenshot(page, panel, 'console-follow-pick');
+  await wideAndPhone(page, CONSOLE_PICTURES, 'console-follow-pick', { show: panel });
   await events.getByRole('radio', { name: /Harbour Lights/ }).check();
   await panel.getByRole('button', { name: 'Follow' }).click();
 
@@ -75,7 +75,7 @@ test('the follow panel: address and key, the fingerprint to compare, then the up
   expect(await shownLines(state.getByTestId('pinned-fingerprint'))).toEqual(expectedLines(fingerprint));
   const tops = await state.locator(':scope > *').evaluateAll((parts) => parts.map((p) => p.getBoundingClientRect().top));
   expect(new Set(tops).size, 'each part of the sync state on a line of its own').toBe(tops.length);
-  await panelScreenshot(page, state, 'console-follow-result');
+  await wideAndPhone(page, CONSOLE_PICTURES, 'console-follow-result', { show: state });
   expect((await sideDoor.must<{ name: string }>(200, 'GET', `/events/${followed}`)).name).toBe('Harbour Lights');
   expect((await sideDoor.must<{ count: number }>(200, 'GET', `/events/${followed}/guests`)).count).toBe(Object.keys(seed.guests).length);
 });

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DoorServer } from './door-server';
-import { CONSOLE_SCREENSHOTS } from './pages/console-page';
 import { DoorPage } from './pages/door-page';
+import { CONSOLE_PICTURES, picture } from './screenshots';
 import { seedEvent, type Seed } from './seed';
 
 let server: DoorServer;
@@ -88,15 +86,14 @@ test("a renamed door keeps its history under its new name through a server resta
   // Nothing cut at 1280 px: the station's name in the latest scans, the side column's tables.
   expect(await latest.locator('.sv-station').evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).length)).toBe(0);
   expect(await view.locator('.sv-side').evaluate((side) => side.scrollWidth - side.clientWidth)).toBeLessThanOrEqual(0);
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  await view.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, 'console-supervisor-renamed.png') });
+  await picture(view, CONSOLE_PICTURES, 'console-supervisor-renamed');
   // On a phone: the stations, open and apart, as a supervisor walking the venue scrolls to them.
   await view.setViewportSize({ width: 375, height: 667 });
   await view.getByRole('heading', { name: /^Stations/ }).first().evaluate((el) => el.scrollIntoView());
   await expect(left.locator('tr[data-station="Cloakroom"]')).toBeVisible();
   const overflows = () => view.locator('.sv-side table, .sv-latest').evaluateAll((boxes) => boxes.filter((b) => b.getBoundingClientRect().right > document.documentElement.clientWidth).length);
   expect(await overflows()).toBe(0);
-  await view.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, 'console-supervisor-renamed-phone.png') });
+  await picture(view, CONSOLE_PICTURES, 'console-supervisor-renamed-phone');
   await supervisorContext.close();
 });
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { MSG } from '../../core/messages';
-import { panelScreenshot } from './pages/console-page';
+import { CONSOLE_PICTURES, wideAndPhone } from './screenshots';
 import { gotoThroughNetworkChanges } from './pages/browser-data';
 import { seedEvent } from './seed';
 import { lanImpossible } from '../helpers/netns';
@@ -94,7 +94,7 @@ test('the sync panel offers the takeover once the upstream is silent, says what 
   await expect(offer).toContainText('The upstream has not answered for 2 min.');
   await expect(offer).toContainText(`instead of ${A.apiBase}`);
   await expect(offer).toContainText('If it comes back, it follows this laptop');
-  await panelScreenshot(page, venue, 'console-venue-before-takeover');
+  await wideAndPhone(page, CONSOLE_PICTURES, 'console-venue-before-takeover', { show: venue });
 
   const taken = page.waitForResponse((r) => r.url().endsWith(`/events/${ids.B}/sync/takeover`));
   await offer.getByRole('button', { name: TAKEOVER }).click();
@@ -110,7 +110,7 @@ test('the sync panel offers the takeover once the upstream is silent, says what 
   const listed = after.getByTestId('venue-upstream').getByTestId('venue-list').getByRole('listitem');
   await expect(listed).toHaveCount(2);
   await expect(listed.filter({ hasText: 'Laptop C' })).toContainText(/heard from \d+ s ago/);
-  await panelScreenshot(after, after.locator('.sync-panel'), 'console-venue-after-takeover');
+  await wideAndPhone(after, CONSOLE_PICTURES, 'console-venue-after-takeover', { show: after.locator('.sync-panel') });
 });
 
 test('two laptops that took over at once end with one upstream: the loser names the winner, and its takeover waits behind a request', async ({ page }) => {
@@ -134,5 +134,5 @@ test('two laptops that took over at once end with one upstream: the loser names 
   await expect(venue.getByTestId('takeover')).not.toContainText('has not answered');
   await venue.getByRole('button', { name: 'Cancel' }).click();
   await expect(venue.getByTestId('takeover')).toHaveCount(0);
-  await panelScreenshot(page, venue, 'console-venue-lost-tie');
+  await wideAndPhone(page, CONSOLE_PICTURES, 'console-venue-lost-tie', { show: venue });
 });

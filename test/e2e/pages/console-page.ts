@@ -1,21 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
-
-/** Committed in docs/screenshots/, which docs/console-and-door.md shows. */
-export const CONSOLE_SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'docs', 'screenshots');
-const PHONE = { width: 390, height: 844 };
-
-/** A console panel at 1280x800 and on a phone, scrolled into view, for the docs; the caller looks at them. */
-export async function panelScreenshot(page: Page, panel: Locator, name: string): Promise<void> {
-  fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  for (const [suffix, size] of [['', { width: 1280, height: 800 }], ['-phone', PHONE]] as const) {
-    await page.setViewportSize(size);
-    await panel.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}${suffix}.png`), animations: 'disabled' });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+import { CONSOLE_PICTURES, wideAndPhone } from '../screenshots';
 
 /** The first-run screen and the organiser's console, as an organiser uses them. */
 export class ConsolePage {
@@ -72,11 +56,6 @@ export class ConsolePage {
 
   /** 1280x800 and a phone, for the guides in docs/; the caller looks at them. */
   async screenshot(name: string): Promise<void> {
-    fs.mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    const size = this.page.viewportSize();
-    await this.page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}.png`) });
-    await this.page.setViewportSize(PHONE);
-    await this.page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-phone.png`) });
-    if (size) await this.page.setViewportSize(size);
+    await wideAndPhone(this.page, CONSOLE_PICTURES, name);
   }
 }

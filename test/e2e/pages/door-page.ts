@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, type Page, type Request, type Response, type Route } from '@playwright/test';
 import { REPEAT_GUARD_MS } from '../../../renderer/src/door/repeat-guard';
+import { DOOR_PICTURES, picture, RESULT_PICTURES } from '../screenshots';
 import { openWithStorage } from './browser-data';
 
-const SCREENSHOTS = path.resolve(__dirname, '..', '..', '..', 'test-results', 'door-screens');
-const DOCS = path.resolve(__dirname, '..', '..', '..', 'docs', 'door-screen');
 /** The counters' poll: the door's GET of its event's stats. */
 const STATS_POLL = /\/events\/\d+\/stats(\?|$)/;
 
@@ -255,14 +252,12 @@ export class DoorPage {
 
   /** Saves what the door person sees, for a human to look at. */
   async screenshot(name: string): Promise<void> {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
+    await picture(this.page, RESULT_PICTURES, name);
   }
 
   /** The same picture, kept in docs/door-screen/ for docs/console-and-door.md. */
   async screenshotForDocs(name: string): Promise<void> {
     await this.screenshot(name);
-    fs.mkdirSync(DOCS, { recursive: true });
-    await this.page.screenshot({ path: path.join(DOCS, `${name}.png`), animations: 'disabled' });
+    await picture(this.page, DOOR_PICTURES, name);
   }
 }
