@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { registerSW } from 'virtual:pwa-register';
 import { desktop } from './desktop';
+import { keepAppShell } from './keep-app-shell';
 
 /**
  * The offline app shell (DESIGN "Sharing on the LAN"): a service worker keeps the door screen's
@@ -13,8 +14,10 @@ import { desktop } from './desktop';
 const allowed = typeof navigator !== 'undefined' && 'serviceWorker' in navigator && window.isSecureContext && !desktop;
 
 export function registerAppShell(): void {
-  // A certificate the browser does not trust refuses the worker: the page then guards itself.
-  if (allowed) registerSW({ immediate: true, onRegisterError: () => undefined });
+  // A certificate the browser does not trust refuses the worker: the page then guards itself,
+  // and asks again now and then (the authority may be installed meanwhile).
+  if (!allowed) return;
+  void keepAppShell(() => new Promise((resolve, reject) => registerSW({ immediate: true, onRegisteredSW: (_url, registration) => resolve(registration), onRegisterError: reject })));
 }
 
 /** Whether the page in front of the user was served by the app shell (a reload would be too). */
